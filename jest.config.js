@@ -1,0 +1,24 @@
+// One jest run, three kinds of tests:
+//   unit         src/**/*.spec.ts            pure rules, no I/O
+//   integration  test/integration/*.test.ts   one service or lib against real PostgreSQL/Redis/Kafka
+//   e2e          test/e2e/*.test.ts           a booted stack over HTTP (curl-like, @gitbeaker/rest, python-gitlab)
+// Integration and e2e tests get their infrastructure from libs/testing (env URLs, testcontainers, or deploy/local/infra.sh).
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const moduleNameMapper = { '^@glp/(proto|service-kit|db|events|testing)$': '<rootDir>/libs/$1/src/index.ts' };
+const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
+const withInfra = {
+  ...common,
+  globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+  slowTestThreshold: 30,
+};
+
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'] },
+    { ...withInfra, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/*/test/integration/**/*.test.ts'] },
+    { ...withInfra, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs}/*/test/e2e/**/*.test.ts'] },
+  ],
+};

@@ -1,0 +1,39 @@
+import { Pool, types, type PoolConfig } from 'pg';
+
+// int8 (bigint ids, counts) as JS numbers: ids stay far below 2^53.
+types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+
+export interface PoolOptions {
+  url: string;
+  /** The service's own schema; becomes the connection's search_path. */
+  schema: string;
+  /** Upper bound on connections from this process. */
+  max?: number;
+  applicationName?: string;
+  statementTimeoutMs?: number;
+}
+
+export function assertIdentifier(name: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid SQL identifier: ${name}`);
+  return name;
+}
+
+/**
+ * A pool whose connections see only the service's schema (search_path), so
+ * store code writes unqualified table names and never reaches another schema.
+ */
+export function createPool(opts: PoolOptions): Pool {
+  const schema = assertIdentifier(opts.schema);
+  const config: PoolConfig = {
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    idleTimeoutMillis: 30000,
+    connectionTimeoutMillis: 10000,
+    application_name: opts.applicationName ?? schema,
+    options: `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30000}`,
+  };
+  const pool = new Pool(config);
+  // An idle client that loses its connection emits 'error' on the pool; without a listener it would crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}

@@ -1,0 +1,8 @@
+// Re-exports of the code generated from proto/ by `buf generate` (see proto/buf.gen.yaml).
+export * as eventsV1 from './gen/gitlab/events/v1/envelope';
+export * as identityEventsV1 from './gen/gitlab/events/v1/identity_events';
+export * as projectEventsV1 from './gen/gitlab/events/v1/project_events';
+export * as identityV1 from './gen/gitlab/identity/v1/identity';
+export * as projectsV1 from './gen/gitlab/projects/v1/projects';
+export { Any } from './gen/google/protobuf/any';
+export { Timestamp } from './gen/google/protobuf/timestamp';

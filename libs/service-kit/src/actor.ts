@@ -1,0 +1,70 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The caller of a request, as decided by the gateway. `id` 0 with kind
+ * "anonymous" is a caller without a token; kind "system" is a service acting on its own.
+ */
+export interface Actor {
+  kind: 'user' | 'anonymous' | 'system';
+  id: number;
+  username: string;
+  admin: boolean;
+  scopes: string[];
+}
+
+export const ANONYMOUS: Actor = Object.freeze({ kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] }) as Actor;
+
+export function systemActor(name: string): Actor {
+  return { kind: 'system', id: 0, username: name, admin: true, scopes: ['api'] };
+}
+
+export const ACTOR_HEADER = 'x-glp-actor';
+export const ACTOR_SIGNATURE_HEADER = 'x-glp-actor-sig';
+
+export class ActorVerificationError extends Error {
+  constructor(reason: string) {
+    super(`actor rejected: ${reason}`);
+    this.name = 'ActorVerificationError';
+  }
+}
+
+function mac(secret: string, payload: string): string {
+  return createHmac('sha256', secret).update(payload).digest('base64url');
+}
+
+/** Encodes an actor with its issue time and signs it (HMAC-SHA256). */
+export function signActor(actor: Actor, secret: string, now = Date.now()): { payload: string; signature: string } {
+  const payload = Buffer.from(JSON.stringify({ ...actor, iat: Math.floor(now / 1000) })).toString('base64url');
+  return { payload, signature: mac(secret, payload) };
+}
+
+/** Checks the signature and the age of a signed actor; throws ActorVerificationError otherwise. */
+export function verifyActor(
+  payload: string | undefined,
+  signature: string | undefined,
+  secret: string,
+  maxAgeSeconds = 300,
+  now = Date.now(),
+): Actor {
+  if (!payload || !signature) throw new ActorVerificationError('missing actor metadata');
+  const expected = Buffer.from(mac(secret, payload));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    throw new ActorVerificationError('bad signature');
+  }
+  let decoded: Actor & { iat?: number };
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw new ActorVerificationError('malformed payload');
+  }
+  const age = Math.floor(now / 1000) - (decoded.iat ?? 0);
+  if (age > maxAgeSeconds || age < -maxAgeSeconds) throw new ActorVerificationError('expired');
+  return {
+    kind: decoded.kind,
+    id: decoded.id,
+    username: decoded.username,
+    admin: decoded.admin === true,
+    scopes: Array.isArray(decoded.scopes) ? decoded.scopes : [],
+  };
+}

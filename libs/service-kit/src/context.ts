@@ -1,0 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Actor } from './actor';
+
+/** What travels with one request through a process: its id and its caller. */
+export interface RequestContext {
+  requestId: string;
+  actor?: Actor;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
+  return storage.run(ctx, fn);
+}
+
+export function currentContext(): RequestContext | undefined {
+  return storage.getStore();
+}

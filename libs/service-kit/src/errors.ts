@@ -1,0 +1,111 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+
+/** The kinds of failure a domain rule can report. Transport-neutral: no HTTP here. */
+export type ErrorKind =
+  | 'not_found'
+  | 'forbidden'
+  | 'unauthenticated'
+  | 'invalid' // field-level validation errors
+  | 'bad_request'
+  | 'conflict'
+  | 'unprocessable'
+  | 'not_modified'
+  | 'precondition_failed'
+  | 'unavailable'
+  | 'internal';
+
+export type FieldErrors = Record<string, string[]>;
+
+export class DomainError extends Error {
+  constructor(
+    public readonly kind: ErrorKind,
+    message: string,
+    public readonly fields?: FieldErrors,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+/** `what` names the missing thing, e.g. "Project" (rendered by the gateway as "404 Project Not Found"). */
+export const notFound = (what = '') => new DomainError('not_found', what);
+export const forbidden = (reason = '') => new DomainError('forbidden', reason);
+export const unauthenticated = (reason = '') => new DomainError('unauthenticated', reason);
+export const invalid = (fields: FieldErrors) =>
+  new DomainError(
+    'invalid',
+    Object.entries(fields)
+      .map(([k, v]) => `${k} ${v.join(', ')}`)
+      .join('; '),
+    fields,
+  );
+export const badRequest = (message: string) => new DomainError('bad_request', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const unprocessable = (message: string) => new DomainError('unprocessable', message);
+export const notModified = () => new DomainError('not_modified', 'not modified');
+
+const KIND_TO_GRPC: Record<ErrorKind, status> = {
+  not_found: status.NOT_FOUND,
+  forbidden: status.PERMISSION_DENIED,
+  unauthenticated: status.UNAUTHENTICATED,
+  invalid: status.INVALID_ARGUMENT,
+  bad_request: status.INVALID_ARGUMENT,
+  conflict: status.ALREADY_EXISTS,
+  unprocessable: status.FAILED_PRECONDITION,
+  not_modified: status.ABORTED,
+  precondition_failed: status.FAILED_PRECONDITION,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+};
+
+const GRPC_TO_KIND: Partial<Record<status, ErrorKind>> = {
+  [status.NOT_FOUND]: 'not_found',
+  [status.PERMISSION_DENIED]: 'forbidden',
+  [status.UNAUTHENTICATED]: 'unauthenticated',
+  [status.INVALID_ARGUMENT]: 'bad_request',
+  [status.ALREADY_EXISTS]: 'conflict',
+  [status.FAILED_PRECONDITION]: 'unprocessable',
+  [status.ABORTED]: 'not_modified',
+  [status.UNAVAILABLE]: 'unavailable',
+  [status.DEADLINE_EXCEEDED]: 'unavailable',
+};
+
+const KIND_KEY = 'x-glp-error-kind';
+const FIELDS_KEY = 'x-glp-error-fields';
+
+export interface GrpcErrorPayload {
+  code: status;
+  details: string;
+  metadata: Metadata;
+}
+
+/** Maps any thrown value to a gRPC error. Unknown errors become INTERNAL with a generic message. */
+export function toGrpcError(err: unknown): GrpcErrorPayload {
+  const metadata = new Metadata();
+  if (err instanceof DomainError) {
+    metadata.set(KIND_KEY, err.kind);
+    if (err.fields) metadata.set(FIELDS_KEY, JSON.stringify(err.fields));
+    return { code: KIND_TO_GRPC[err.kind], details: err.message, metadata };
+  }
+  metadata.set(KIND_KEY, 'internal');
+  return { code: status.INTERNAL, details: 'internal error', metadata };
+}
+
+/** Maps a gRPC client error back to the DomainError the service raised. */
+export function fromGrpcError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  const se = err as Partial<ServiceError>;
+  if (typeof se?.code !== 'number') return new DomainError('internal', String((err as Error)?.message ?? err));
+  const kindValue = se.metadata?.get(KIND_KEY)[0];
+  const kind = (typeof kindValue === 'string' ? kindValue : GRPC_TO_KIND[se.code] ?? 'internal') as ErrorKind;
+  const fieldsValue = se.metadata?.get(FIELDS_KEY)[0];
+  let fields: FieldErrors | undefined;
+  if (typeof fieldsValue === 'string') {
+    try {
+      fields = JSON.parse(fieldsValue) as FieldErrors;
+    } catch {
+      fields = undefined;
+    }
+  }
+  return new DomainError(kind, se.details ?? '', fields);
+}

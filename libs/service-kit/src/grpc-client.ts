@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import {
+  credentials,
+  Metadata,
+  type CallOptions,
+  type ChannelOptions,
+  type Client,
+  type ClientUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, signActor, type Actor } from './actor';
+import { currentContext } from './context';
+import { fromGrpcError } from './errors';
+import { REQUEST_ID_HEADER } from './grpc-server';
+
+export interface ClientCallOptions {
+  /** Defaults to the actor of the current request context. */
+  actor?: Actor;
+  requestId?: string;
+  deadlineMs?: number;
+}
+
+type UnaryFn<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+type Promisified<F> = F extends UnaryFn<infer Req, infer Res> ? (request: Req, opts?: ClientCallOptions) => Promise<Res> : never;
+
+/** The unary methods of a generated client, as promise-returning functions. */
+export type PromiseClient<C> = {
+  [K in keyof C as K extends keyof Client ? never : C[K] extends (...args: never[]) => ClientUnaryCall ? K : never]: Promisified<C[K]>;
+};
+
+type ClientCtor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C;
+
+/**
+ * Creates a client for a generated service with deadlines, the signed actor and the
+ * request id in metadata, round-robin over the addresses DNS gives, and domain
+ * errors mapped back from gRPC status codes.
+ */
+export function createGrpcClient<C extends Client>(
+  Ctor: ClientCtor<C>,
+  address: string,
+  opts: { actorSecret: string; defaultDeadlineMs?: number },
+): PromiseClient<C> & { raw: C; close(): void } {
+  const raw = new Ctor(address.includes('://') ? address : `dns:///${address}`, credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    'grpc.keepalive_time_ms': 30000,
+  });
+  const defaultDeadline = opts.defaultDeadlineMs ?? 10000;
+  const wrapper: Record<string, unknown> = { raw, close: () => raw.close() };
+  const proto = Object.getPrototypeOf(raw) as Record<string, unknown>;
+  for (const name of Object.keys(proto)) {
+    const fn = proto[name];
+    if (typeof fn !== 'function' || name === 'constructor') continue;
+    wrapper[name] = (request: unknown, callOpts: ClientCallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        const ctx = currentContext();
+        const actor = callOpts.actor ?? ctx?.actor;
+        if (!actor) {
+          reject(new Error(`grpc call ${name} without an actor`));
+          return;
+        }
+        const md = new Metadata();
+        const signed = signActor(actor, opts.actorSecret);
+        md.set(ACTOR_HEADER, signed.payload);
+        md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
+        md.set(REQUEST_ID_HEADER, callOpts.requestId ?? ctx?.requestId ?? randomUUID());
+        const deadline = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
+        (fn as UnaryFn<unknown, unknown>).call(raw, request, md, { deadline }, (err, res) =>
+          err ? reject(fromGrpcError(err)) : resolve(res),
+        );
+      });
+  }
+  return wrapper as PromiseClient<C> & { raw: C; close(): void };
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Server,
+  ServerCredentials,
+  type handleUnaryCall,
+  type Metadata,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from 'pino';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, verifyActor, type Actor, ActorVerificationError } from './actor';
+import { runWithContext } from './context';
+import { toGrpcError, unauthenticated } from './errors';
+import { grpcServerHandled } from './metrics';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** What a handler knows about its call. */
+export interface CallContext {
+  actor: Actor;
+  requestId: string;
+  metadata: Metadata;
+}
+
+/** A service written as async functions: (request, ctx) => response. */
+export type AsyncService<S> = {
+  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (request: Req, ctx: CallContext) => Promise<Res> : never;
+};
+
+function firstString(md: Metadata, key: string): string | undefined {
+  const v = md.get(key)[0];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * Adapts async handlers to grpc-js: verifies the signed actor (a call without a valid
+ * signature is rejected with UNAUTHENTICATED), runs the handler inside the request
+ * context (so logs carry the request id), maps domain errors, and records metrics.
+ */
+export function bindService<S>(
+  definition: ServiceDefinition,
+  handlers: AsyncService<S>,
+  opts: { actorSecret: string; logger: Logger },
+): UntypedServiceImplementation {
+  const impl: UntypedServiceImplementation = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const handler = (handlers as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[name];
+    if (!handler) throw new Error(`no handler for ${method.path}`);
+    const unary: handleUnaryCall<unknown, unknown> = (call: ServerUnaryCall<unknown, unknown>, callback) => {
+      const started = process.hrtime.bigint();
+      const requestId = firstString(call.metadata, REQUEST_ID_HEADER) ?? randomUUID();
+      const done = (code: string) =>
+        grpcServerHandled.observe({ method: method.path, code }, Number(process.hrtime.bigint() - started) / 1e9);
+      let actor: Actor;
+      try {
+        actor = verifyActor(
+          firstString(call.metadata, ACTOR_HEADER),
+          firstString(call.metadata, ACTOR_SIGNATURE_HEADER),
+          opts.actorSecret,
+        );
+      } catch (err) {
+        const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
+        opts.logger.warn({ method: method.path, request_id: requestId, reason }, 'rejected call with an invalid actor');
+        const e = toGrpcError(unauthenticated(reason));
+        done('UNAUTHENTICATED');
+        callback({ code: e.code, details: e.details, metadata: e.metadata });
+        return;
+      }
+      runWithContext({ requestId, actor }, () => {
+        handler(call.request, { actor, requestId, metadata: call.metadata }).then(
+          (res) => {
+            done('OK');
+            callback(null, res);
+          },
+          (err: unknown) => {
+            const e = toGrpcError(err);
+            if (e.details === 'internal error') opts.logger.error({ err, method: method.path }, 'handler failed');
+            done(String(e.code));
+            callback({ code: e.code, details: e.details, metadata: e.metadata });
+          },
+        );
+      });
+    };
+    impl[name] = unary;
+  }
+  return impl;
+}
+
+export interface RunningGrpcServer {
+  server: Server;
+  port: number;
+  health: HealthImplementation;
+  /** Marks the server NOT_SERVING, lets in-flight calls finish (up to timeoutMs), then stops. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export async function startGrpcServer(opts: {
+  host?: string;
+  port: number;
+  services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation; name: string }>;
+  logger: Logger;
+}): Promise<RunningGrpcServer> {
+  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const statuses: Record<string, 'SERVING'> = { '': 'SERVING' };
+  for (const s of opts.services) statuses[s.name] = 'SERVING';
+  const health = new HealthImplementation(statuses);
+  health.addToServer(server);
+  for (const s of opts.services) server.addService(s.definition, s.implementation);
+  const host = opts.host ?? '0.0.0.0';
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  opts.logger.info({ port }, 'gRPC server listening');
+  return {
+    server,
+    port,
+    health,
+    stop: (timeoutMs = 5000) =>
+      new Promise<void>((resolve) => {
+        for (const name of Object.keys(statuses)) health.setStatus(name, 'NOT_SERVING');
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, timeoutMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
