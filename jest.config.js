@@ -11,6 +11,7 @@ const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: 
 const withInfra = {
   ...common,
   globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
   slowTestThreshold: 30,
 };
 

@@ -26,7 +26,8 @@ export interface CallContext {
 
 /** A service written as async functions: (request, ctx) => response. */
 export type AsyncService<S> = {
-  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (request: Req, ctx: CallContext) => Promise<Res> : never;
+  // (`as`: drop the index signature generated servers inherit from UntypedServiceImplementation)
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (request: Req, ctx: CallContext) => Promise<Res> : never;
 };
 
 function firstString(md: Metadata, key: string): string | undefined {

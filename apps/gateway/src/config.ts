@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
+
+export const gatewayEnv = z.object({
+  ...commonServiceEnv,
+  HOST: env.str('0.0.0.0'),
+  PORT: env.port(8080),
+  /** The URL clients use to reach this API (web_url, Link headers). Empty: taken from each request's Host. */
+  EXTERNAL_URL: z.string().url().optional(),
+  IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
+  PROJECTS_GRPC_ADDR: env.str('127.0.0.1:50052'),
+  REDIS_URL: env.url(),
+  /** How long a token's identity is cached in Redis (seconds); 0 disables the cache. */
+  AUTH_CACHE_TTL_SECONDS: env.int(30, 0, 3600),
+  /** Deadline of each gRPC call made for a request. */
+  GRPC_DEADLINE_MS: env.int(10000, 100, 120000),
+  /** Reported by GET /version and /metadata. */
+  GITLAB_VERSION: env.str('18.6.0'),
+  BODY_LIMIT: env.str('10mb'),
+  /** Proxies in front of the gateway (Express "trust proxy"), e.g. 1 behind one ingress. */
+  TRUST_PROXY: env.int(0, 0, 10),
+});
+
+export type GatewayConfig = z.infer<typeof gatewayEnv>;
+
+export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewayEnv, source);
+}

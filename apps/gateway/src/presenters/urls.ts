@@ -1,0 +1,18 @@
+/** Absolute URLs GitLab puts in its entities, built from the instance's external URL. */
+export interface UrlBuilder {
+  base: string;
+  web(path: string): string;
+  api(path: string): string;
+  sshRepo(pathWithNamespace: string): string;
+}
+
+export function urlBuilder(externalUrl: string): UrlBuilder {
+  const base = externalUrl.replace(/\/+$/, '');
+  const host = new URL(base).hostname;
+  return {
+    base,
+    web: (path) => `${base}/${path.replace(/^\/+/, '')}`,
+    api: (path) => `${base}/api/v4/${path.replace(/^\/+/, '')}`,
+    sshRepo: (pwn) => `git@${host}:${pwn}.git`,
+  };
+}

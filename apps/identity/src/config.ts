@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
+
+export const identityEnv = z.object({
+  ...commonServiceEnv,
+  DATABASE_URL: env.url(),
+  DB_SCHEMA: env.identifier('identity'),
+  /** Connections per process: gRPC handlers are short; 10 keeps 40 replicas under a 400-connection server. */
+  DB_POOL_MAX: env.int(10, 1, 200),
+  GRPC_HOST: env.str('0.0.0.0'),
+  GRPC_PORT: env.port(50051),
+  KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  /** The administrator's token. When unset, one is generated on first start and written to DATA_DIR/root-token. */
+  GITLAB_ROOT_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
+  GITLAB_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  GITLAB_ROOT_EMAIL: z.string().email().default('admin@example.com'),
+  DATA_DIR: env.str('.data'),
+});
+
+export type IdentityConfig = z.infer<typeof identityEnv>;
+
+export function loadIdentityConfig(source: NodeJS.ProcessEnv = process.env): IdentityConfig {
+  return loadConfig(identityEnv, source);
+}

@@ -1,0 +1,42 @@
+import { invalid, type FieldErrors } from '@glp/service-kit';
+import { namespacePathErrors } from './namespace-path';
+
+export interface NewUser {
+  username: string;
+  name: string;
+  email: string;
+  password?: string;
+  isAdmin: boolean;
+  projectsLimit: number;
+  canCreateGroup: boolean;
+  external: boolean;
+  privateProfile: boolean;
+  bio: string;
+  location: string;
+  publicEmail: string;
+  websiteUrl: string;
+  organization: string;
+  jobTitle: string;
+  skipConfirmation: boolean;
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+export const DEFAULT_PROJECTS_LIMIT = 100000;
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Validates a user about to be created; throws an `invalid` domain error listing every field problem. */
+export function validateNewUser(u: NewUser): void {
+  const errors: FieldErrors = {};
+  const add = (field: string, msg: string) => (errors[field] ??= []).push(msg);
+  if (!u.name.trim()) add('name', "can't be blank");
+  if (u.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
+  for (const m of namespacePathErrors(u.username)) add('username', m);
+  if (!u.email) add('email', "can't be blank");
+  else if (!EMAIL.test(u.email)) add('email', 'is invalid');
+  if (u.publicEmail && u.publicEmail !== u.email) add('public_email', 'is not an email you own');
+  if (u.password !== undefined && u.password.length < MIN_PASSWORD_LENGTH) {
+    add('password', `is too short (minimum is ${MIN_PASSWORD_LENGTH} characters)`);
+  }
+  if (u.projectsLimit < 0) add('projects_limit', 'must be greater than or equal to 0');
+  if (Object.keys(errors).length) throw invalid(errors);
+}

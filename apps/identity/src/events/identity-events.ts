@@ -1,0 +1,58 @@
+import type { PoolClient } from '@glp/db';
+import { appendEvent, EventTypes } from '@glp/events';
+import { identityEventsV1 } from '@glp/proto';
+import type { Actor } from '@glp/service-kit';
+import type { NamespaceRow, UserRow } from '../store/user-rows';
+
+function userSnapshot(u: UserRow): identityEventsV1.UserSnapshot {
+  return identityEventsV1.UserSnapshot.fromPartial({
+    id: u.id,
+    username: u.username,
+    name: u.name,
+    state: u.state,
+    avatarUrl: '',
+    isAdmin: u.is_admin,
+    createdAt: u.created_at,
+  });
+}
+
+/** Outboxes UserCreated (key user:<id>) in the caller's transaction. */
+export async function recordUserCreated(client: PoolClient, topic: string, user: UserRow, actor?: Actor): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'user',
+    aggregateKey: `user:${user.id}`,
+    payloadType: EventTypes.UserCreated,
+    payload: identityEventsV1.UserCreated.fromPartial({ user: userSnapshot(user) }),
+    actor,
+  });
+}
+
+/** Outboxes NamespaceChanged (key namespace:<id>) with the namespace's current version. */
+export async function recordNamespaceChanged(
+  client: PoolClient,
+  topic: string,
+  ns: NamespaceRow,
+  owner: UserRow | undefined,
+  actor?: Actor,
+): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'namespace',
+    aggregateKey: `namespace:${ns.id}`,
+    payloadType: EventTypes.NamespaceChanged,
+    payload: identityEventsV1.NamespaceChanged.fromPartial({
+      namespace: {
+        id: ns.id,
+        name: ns.name,
+        path: ns.path,
+        kind: ns.kind,
+        fullPath: ns.full_path,
+        parentId: ns.parent_id ?? 0,
+        owner: owner ? userSnapshot(owner) : undefined,
+        version: ns.version,
+      },
+    }),
+    actor,
+  });
+}

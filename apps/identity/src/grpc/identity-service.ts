@@ -1,0 +1,87 @@
+import type { Pool } from '@glp/db';
+import { identityV1 } from '@glp/proto';
+import { forbidden, notFound, badRequest, type AsyncService, type Logger } from '@glp/service-kit';
+import { generateTokenSecret, resolveNewToken, tokenDigest, tokenState } from '../domain/tokens';
+import { findNamespaceByFullPath, findNamespaceById } from '../store/namespaces-store';
+import { findTokenWithUser, insertToken, touchToken } from '../store/tokens-store';
+import { findUserById, findUserByUsername } from '../store/users-store';
+import { createUser, newUserFromRequest } from './create-user';
+import { toProtoNamespace, toProtoToken, toProtoUser } from './mappers';
+
+const STATUS: Record<ReturnType<typeof tokenState>, identityV1.TokenStatus> = {
+  active: identityV1.TokenStatus.TOKEN_STATUS_ACTIVE,
+  expired: identityV1.TokenStatus.TOKEN_STATUS_EXPIRED,
+  revoked: identityV1.TokenStatus.TOKEN_STATUS_REVOKED,
+  user_blocked: identityV1.TokenStatus.TOKEN_STATUS_USER_BLOCKED,
+};
+
+const OWNER_ACCESS = 50;
+
+export function identityService(deps: { pool: Pool; topic: string; logger: Logger }): AsyncService<identityV1.IdentityServiceServer> {
+  const { pool, topic, logger } = deps;
+  return {
+    async authenticateToken(req) {
+      const found = req.token ? await findTokenWithUser(pool, tokenDigest(req.token)) : undefined;
+      if (!found) return identityV1.AuthenticateTokenResponse.fromPartial({ status: identityV1.TokenStatus.TOKEN_STATUS_NOT_FOUND });
+      const state = tokenState({ revoked: found.token.revoked, expiresAt: found.token.expires_at, userState: found.user.state });
+      if (state === 'active') {
+        touchToken(pool, found.token.id).catch((err: unknown) => logger.warn({ err }, 'could not record token use'));
+      }
+      return identityV1.AuthenticateTokenResponse.fromPartial({
+        status: STATUS[state],
+        user: toProtoUser(found.user),
+        scopes: found.token.scopes,
+        tokenId: found.token.id,
+      });
+    },
+
+    async getUser(req) {
+      const sel = req.selector;
+      const user =
+        sel?.$case === 'id' ? await findUserById(pool, sel.value)
+        : sel?.$case === 'username' ? await findUserByUsername(pool, sel.value)
+        : undefined;
+      if (!user) throw notFound('User');
+      return { user: toProtoUser(user) };
+    },
+
+    async createUser(req, ctx) {
+      const user = await createUser(pool, topic, ctx.actor, {
+        ...newUserFromRequest(req),
+        randomPassword: req.forceRandomPassword || req.resetPassword,
+      });
+      return { user: toProtoUser(user) };
+    },
+
+    async createPersonalAccessToken(req, ctx) {
+      if (!ctx.actor.admin) throw forbidden();
+      const user = await findUserById(pool, req.userId);
+      if (!user) throw notFound('User');
+      if (user.bot) throw badRequest('Bot users cannot have personal access tokens created this way');
+      const { expiresAt } = resolveNewToken({ name: req.name, scopes: req.scopes, expiresAt: req.expiresAt });
+      const secret = generateTokenSecret();
+      const row = await insertToken(pool, {
+        userId: user.id,
+        name: req.name,
+        description: req.description,
+        digest: tokenDigest(secret),
+        scopes: [...new Set(req.scopes)],
+        expiresAt,
+      });
+      return { token: toProtoToken(row, user.state, secret) };
+    },
+
+    async getNamespace(req, ctx) {
+      const sel = req.selector;
+      const ns =
+        sel?.$case === 'id' ? await findNamespaceById(pool, sel.value)
+        : sel?.$case === 'fullPath' ? await findNamespaceByFullPath(pool, sel.value)
+        : undefined;
+      if (!ns) throw notFound('Namespace');
+      const owner = ns.owner_id ? await findUserById(pool, ns.owner_id) : undefined;
+      const isOwner = ctx.actor.kind === 'user' && ns.owner_id === ctx.actor.id;
+      if (!isOwner && !ctx.actor.admin) throw notFound('Namespace');
+      return { namespace: toProtoNamespace(ns, owner), callerAccessLevel: isOwner || ctx.actor.admin ? OWNER_ACCESS : 0 };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { createPool } from '@glp/db';
+import { OutboxRelay, topicFor } from '@glp/events';
+import { identityV1 } from '@glp/proto';
+import {
+  bindService, ConfigError, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer, startMetricsServer,
+} from '@glp/service-kit';
+import { ensureRootUser } from './bootstrap/root-user';
+import { loadIdentityConfig } from './config';
+import { identityService } from './grpc/identity-service';
+import { migrateIdentity } from './migrations';
+
+async function main(): Promise<void> {
+  const config = loadIdentityConfig();
+  const logger = createLogger('identity', config.LOG_LEVEL);
+  const applied = await migrateIdentity(config.DATABASE_URL, config.DB_SCHEMA);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  if (process.argv[2] === 'migrate') return;
+
+  installShutdownHandlers(logger, config.SHUTDOWN_TIMEOUT_MS);
+  initMetrics('identity');
+  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_MAX, applicationName: 'identity' });
+  onShutdown('db pool', () => pool.end());
+  const topic = topicFor('identity', config.KAFKA_TOPIC_PREFIX);
+
+  await ensureRootUser({
+    pool, topic, logger, rootToken: config.GITLAB_ROOT_TOKEN, rootPassword: config.GITLAB_ROOT_PASSWORD,
+    rootEmail: config.GITLAB_ROOT_EMAIL, dataDir: config.DATA_DIR,
+  });
+
+  const relay = new OutboxRelay({ pool, databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger });
+  await relay.start();
+  onShutdown('outbox relay', () => relay.stop());
+
+  const grpc = await startGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    services: [{
+      name: 'gitlab.identity.v1.IdentityService',
+      definition: identityV1.IdentityServiceService,
+      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger }), {
+        actorSecret: config.ACTOR_SECRET, logger,
+      }),
+    }],
+  });
+  onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
+  const metrics = await startMetricsServer(config.METRICS_PORT);
+  if (metrics) onShutdown('metrics', () => new Promise<void>((r) => metrics.close(() => r())));
+  logger.info({ grpc_port: grpc.port }, 'identity ready');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`identity: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`identity: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
+
+export const projectsEnv = z.object({
+  ...commonServiceEnv,
+  DATABASE_URL: env.url(),
+  DB_SCHEMA: env.identifier('projects'),
+  /** Per process; reads dominate and are single-statement, so 10 serves ~1k req/s per replica. */
+  DB_POOL_MAX: env.int(10, 1, 200),
+  GRPC_HOST: env.str('0.0.0.0'),
+  GRPC_PORT: env.port(50052),
+  /** identity's gRPC address (host:port). */
+  IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
+  KAFKA_BROKERS: env.list('127.0.0.1:9092'),
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  KAFKA_CONSUMER_GROUP: env.str('projects'),
+  /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
+  LIST_COUNT_LIMIT: env.int(10000, 1),
+});
+
+export type ProjectsConfig = z.infer<typeof projectsEnv>;
+
+export function loadProjectsConfig(source: NodeJS.ProcessEnv = process.env): ProjectsConfig {
+  return loadConfig(projectsEnv, source);
+}

@@ -1,0 +1,34 @@
+import type { Actor } from '@glp/service-kit';
+
+export type VisibilityLevel = 'private' | 'internal' | 'public';
+export const VISIBILITY_LEVELS: readonly VisibilityLevel[] = ['private', 'internal', 'public'];
+
+export const ACCESS = { NONE: 0, MINIMAL: 5, GUEST: 10, PLANNER: 15, REPORTER: 20, DEVELOPER: 30, MAINTAINER: 40, OWNER: 50 } as const;
+
+/** The instance default for new projects (GitLab's `default_project_visibility`). */
+export const DEFAULT_VISIBILITY: VisibilityLevel = 'private';
+
+export interface ProjectAccessFacts {
+  visibility: VisibilityLevel;
+  /** The caller's membership level in the project, 0 when none. */
+  memberAccess: number;
+  /** Owner of the project's personal namespace. */
+  namespaceOwnerId: number | null;
+  pendingDelete: boolean;
+}
+
+/** The caller's effective access level: membership, or owner of the personal namespace. */
+export function effectiveAccess(actor: Actor, p: ProjectAccessFacts): number {
+  if (actor.kind !== 'user') return ACCESS.NONE;
+  if (p.namespaceOwnerId !== null && p.namespaceOwnerId === actor.id) return ACCESS.OWNER;
+  return p.memberAccess;
+}
+
+/** GitLab's read rule: public to all, internal to signed-in users, private to members; admins read all. */
+export function canReadProject(actor: Actor, p: ProjectAccessFacts): boolean {
+  if (p.pendingDelete) return false;
+  if (actor.admin) return true;
+  if (p.visibility === 'public') return true;
+  if (p.visibility === 'internal' && actor.kind === 'user') return true;
+  return effectiveAccess(actor, p) >= ACCESS.GUEST;
+}

@@ -1,0 +1,67 @@
+import { createPool } from '@glp/db';
+import { EventConsumer, EventTypes, on, OutboxRelay, topicFor } from '@glp/events';
+import { identityV1, projectsV1 } from '@glp/proto';
+import {
+  bindService, ConfigError, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
+  startMetricsServer,
+} from '@glp/service-kit';
+import { loadProjectsConfig } from './config';
+import { onNamespaceChanged } from './events/namespace-consumer';
+import { projectsService } from './grpc/projects-service';
+import { migrateProjects } from './migrations';
+
+async function main(): Promise<void> {
+  const config = loadProjectsConfig();
+  const logger = createLogger('projects', config.LOG_LEVEL);
+  const applied = await migrateProjects(config.DATABASE_URL, config.DB_SCHEMA);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  if (process.argv[2] === 'migrate') return;
+
+  installShutdownHandlers(logger, config.SHUTDOWN_TIMEOUT_MS);
+  initMetrics('projects');
+  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_MAX, applicationName: 'projects' });
+  onShutdown('db pool', () => pool.end());
+  const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
+  onShutdown('identity client', () => identity.close());
+
+  const relay = new OutboxRelay({ pool, databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger });
+  await relay.start();
+  onShutdown('outbox relay', () => relay.stop());
+
+  const consumer = new EventConsumer({
+    pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'projects',
+    topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX)], logger,
+    fromBeginning: true,
+    handlers: { ...on(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)) },
+  });
+  await consumer.start();
+  onShutdown('event consumer', () => consumer.stop());
+
+  const grpc = await startGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    services: [{
+      name: 'gitlab.projects.v1.ProjectsService',
+      definition: projectsV1.ProjectsServiceService,
+      implementation: bindService(
+        projectsV1.ProjectsServiceService,
+        projectsService({ pool, identity, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT }),
+        { actorSecret: config.ACTOR_SECRET, logger },
+      ),
+    }],
+  });
+  onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
+  const metrics = await startMetricsServer(config.METRICS_PORT);
+  if (metrics) onShutdown('metrics', () => new Promise<void>((r) => metrics.close(() => r())));
+  logger.info({ grpc_port: grpc.port }, 'projects ready');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`projects: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`projects: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

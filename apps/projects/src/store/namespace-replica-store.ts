@@ -1,0 +1,42 @@
+import type { Pool, PoolClient } from '@glp/db';
+
+type Queryable = Pool | PoolClient;
+
+export interface NamespaceReplica {
+  id: number;
+  name: string;
+  path: string;
+  kind: string;
+  full_path: string;
+  parent_id: number | null;
+  owner_id: number | null;
+  owner_username: string | null;
+  owner_name: string | null;
+  owner_state: string | null;
+  version: number;
+}
+
+/** Inserts or replaces the namespace when the incoming version is newer than the stored one. */
+export async function upsertNamespace(db: Queryable, n: NamespaceReplica): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO namespaces (id, name, path, kind, full_path, parent_id, owner_id, owner_username, owner_name, owner_state, version)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)
+     ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, path = EXCLUDED.path, kind = EXCLUDED.kind,
+       full_path = EXCLUDED.full_path, parent_id = EXCLUDED.parent_id, owner_id = EXCLUDED.owner_id,
+       owner_username = EXCLUDED.owner_username, owner_name = EXCLUDED.owner_name, owner_state = EXCLUDED.owner_state,
+       version = EXCLUDED.version, updated_at = now()
+     WHERE namespaces.version < EXCLUDED.version`,
+    [n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, n.owner_id, n.owner_username, n.owner_name, n.owner_state, n.version],
+  );
+  return rowCount === 1;
+}
+
+export async function findNamespace(db: Queryable, id: number): Promise<NamespaceReplica | undefined> {
+  const { rows } = await db.query<NamespaceReplica>('SELECT * FROM namespaces WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function findPersonalNamespace(db: Queryable, ownerId: number): Promise<NamespaceReplica | undefined> {
+  const { rows } = await db.query<NamespaceReplica>("SELECT * FROM namespaces WHERE owner_id = $1 AND kind = 'user'", [ownerId]);
+  return rows[0];
+}

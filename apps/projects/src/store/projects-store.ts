@@ -1,0 +1,117 @@
+import type { Pool, PoolClient } from '@glp/db';
+import type { NewProject } from '../domain/new-project';
+import type { ListFilter } from '../domain/list-filter';
+import { PROJECT_SELECT, type ProjectRow } from './project-rows';
+
+type Queryable = Pool | PoolClient;
+
+export async function insertProject(
+  db: PoolClient,
+  p: NewProject & { namespaceId: number; creatorId: number },
+): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    `INSERT INTO projects (namespace_id, name, path, description, visibility, creator_id, default_branch, topics, settings)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) RETURNING id`,
+    [p.namespaceId, p.name, p.path, p.description, p.visibility, p.creatorId, p.defaultBranch, p.topics, JSON.stringify(p.settings)],
+  );
+  return rows[0]!.id;
+}
+
+export async function insertMember(db: PoolClient, m: { projectId: number; userId: number; accessLevel: number; createdBy: number }): Promise<void> {
+  await db.query(
+    `INSERT INTO project_members (project_id, user_id, access_level, created_by) VALUES ($1,$2,$3,$4)
+     ON CONFLICT (project_id, user_id) DO NOTHING`,
+    [m.projectId, m.userId, m.accessLevel, m.createdBy],
+  );
+}
+
+/** Which of name / path already exist in the namespace (case-insensitive). */
+export async function takenInNamespace(db: Queryable, namespaceId: number, name: string, path: string): Promise<{ name: boolean; path: boolean }> {
+  const { rows } = await db.query<{ name_taken: boolean; path_taken: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND lower(name) = lower($2)) AS name_taken,
+            EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND lower(path) = lower($3)) AS path_taken`,
+    [namespaceId, name, path],
+  );
+  return { name: rows[0]!.name_taken, path: rows[0]!.path_taken };
+}
+
+export async function findProjectById(db: Queryable, id: number, callerId: number): Promise<ProjectRow | undefined> {
+  const { rows } = await db.query<ProjectRow>(`${PROJECT_SELECT} WHERE p.id = $2`, [callerId, id]);
+  return rows[0];
+}
+
+/** `namespace/path`, case-insensitive: the namespace by full path, then the project by (namespace, path). */
+export async function findProjectByFullPath(db: Queryable, fullPath: string, callerId: number): Promise<ProjectRow | undefined> {
+  const slash = fullPath.lastIndexOf('/');
+  if (slash <= 0) return undefined;
+  const { rows } = await db.query<ProjectRow>(
+    `${PROJECT_SELECT} WHERE lower(n.full_path) = lower($2) AND lower(p.path) = lower($3)`,
+    [callerId, fullPath.slice(0, slash), fullPath.slice(slash + 1)],
+  );
+  return rows[0];
+}
+
+const ORDER_COLUMNS: Record<ListFilter['orderBy'], string> = {
+  id: 'p.id',
+  created_at: 'p.id', // GitLab orders created_at by id
+  name: 'lower(p.name)',
+  path: 'lower(p.path)',
+  updated_at: 'p.updated_at',
+  last_activity_at: 'p.last_activity_at',
+  star_count: 'p.star_count',
+};
+
+/** WHERE clause for a listing (`$1` = caller id), built only from fixed SQL and bound values. */
+function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
+  const values: unknown[] = [f.callerId];
+  const bind = (v: unknown) => `$${values.push(v)}`;
+  const where = ['NOT p.pending_delete'];
+  if (f.readScope === 'public') where.push("p.visibility = 'public'");
+  else if (f.readScope === 'signed_in') {
+    where.push(`(p.visibility IN ('public', 'internal') OR m.user_id IS NOT NULL OR n.owner_id = $1)`);
+  }
+  if (f.owned) where.push(`n.owner_id = $1`);
+  if (f.membership) where.push(`(m.user_id IS NOT NULL OR n.owner_id = $1)`);
+  if (f.minAccessLevel !== undefined) {
+    where.push(`(CASE WHEN n.owner_id = $1 THEN 50 ELSE COALESCE(m.access_level, 0) END) >= ${bind(f.minAccessLevel)}`);
+  }
+  if (f.visibility) where.push(`p.visibility = ${bind(f.visibility)}`);
+  if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);
+  if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
+  if (f.idBefore) where.push(`p.id < ${bind(f.idBefore)}`);
+  if (f.topics.length) where.push(`p.topics @> ${bind(f.topics)}::text[]`);
+  if (f.search) {
+    if (f.search.kind === 'exact') {
+      const v = bind(f.search.value);
+      where.push(`(lower(p.name) = lower(${v}) OR lower(p.path) = lower(${v}) OR lower(p.description) = lower(${v}))`);
+    } else {
+      const patterns = f.search.patterns.map(bind);
+      const columnMatches = (c: string) => `(${patterns.map((pt) => `${c} ILIKE ${pt}`).join(' AND ')})`;
+      where.push(`(${['p.name', 'p.path', 'p.description'].map(columnMatches).join(' OR ')})`);
+    }
+  }
+  return { sql: where.join(' AND '), values };
+}
+
+/** One page of projects with their namespace and the caller's access (one query), and the capped total. */
+export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
+  const { sql, values } = listWhere(f);
+  const dir = f.sort === 'asc' ? 'ASC' : 'DESC';
+  const order = f.orderBy === 'id' || f.orderBy === 'created_at' ? `p.id ${dir}` : `${ORDER_COLUMNS[f.orderBy]} ${dir}, p.id ${dir}`;
+  const pageValues = [...values, f.perPage, (f.page - 1) * f.perPage];
+  const page = db.query<ProjectRow>(
+    `${PROJECT_SELECT} WHERE ${sql} ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+    pageValues,
+  );
+  const count = f.countLimit > 0
+    ? db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM projects p JOIN namespaces n ON n.id = p.namespace_id
+           LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
+          WHERE ${sql} LIMIT ${f.countLimit + 1}) s`,
+        values,
+      )
+    : undefined;
+  const [pageRes, countRes] = await Promise.all([page, count]);
+  const n = countRes?.rows[0]?.n;
+  return { rows: pageRes.rows, total: n === undefined || n > f.countLimit ? -1 : n };
+}

@@ -1,0 +1,3 @@
+export * from './docker-probe';
+export * from './infra';
+export * from './isolation';
