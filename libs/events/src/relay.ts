@@ -231,6 +231,7 @@ export class OutboxRelay {
     this.stats.published += rows.length;
     this.stats.batches++;
     for (const [topic, messages] of byTopic) eventsCounter.inc({ stage: 'published', topic }, messages.length);
+    this.log.debug({ count: rows.length, firstId: rows[0].id, lastId: rows[rows.length - 1].id }, 'published outbox batch');
     return rows.length;
   }
 

@@ -1,3 +1,5 @@
 export * from './docker-probe';
 export * from './infra';
 export * from './isolation';
+export * from './free-port';
+export * from './stack';

@@ -3,8 +3,10 @@
  * `Params` coercions). Every coercer returns `INVALID` when Grape would answer "<param> is invalid".
  *
  * Shared rules (grape `Types::PrimitiveCoercer`, `Types::ArrayCoercer`; dry-types `Coercions::Params`):
- * - `null` stays `null` for every type (Grape: `return nil if val.nil?`).
- * - `""` becomes `null` for every type except String (Grape `treat_as_nil?`, grape#2045); strings are never trimmed.
+ * - `null` stays `null` for every scalar type (Grape: `return nil if val.nil?`); for arrays it becomes `[]`
+ *   (GitLab's `coerce_nil_params_to_array!` before-hook, `lib/api/helpers/common_helpers.rb`).
+ * - `""` becomes `null` for scalar non-String types (Grape `treat_as_nil?`, grape#2045) and `[]` for arrays;
+ *   strings are never trimmed.
  * - Arrays and hashes never coerce to String; strings never coerce to Hash.
  */
 
@@ -103,21 +105,19 @@ export function coerceDate(v: unknown): Coerced<string> {
   return d && validDate(+d[1]!, +d[2]!, +d[3]!) ? d[0] : INVALID;
 }
 
-/** dry-types `Params::Hash`: a hash passes, `""` → `{}`, anything else (strings, arrays) → invalid. */
+/** Grape `Hash`: a hash passes; any string (even `""`, Grape `reject?`) or array is invalid. */
 export function coerceHash(v: unknown): Coerced<Record<string, unknown>> {
   if (v === null || v === undefined) return null;
-  if (v === '') return {};
   return isPlainObject(v) ? v : INVALID;
 }
 
 /**
- * Grape `Array[T]` (`Types::ArrayCoercer`): a real array whose elements all coerce, `""` → `[]`.
+ * Grape `Array[T]` (`Types::ArrayCoercer`): a real array whose elements all coerce, `""` → `[]`, `null` → `[]`.
  * A bare scalar is invalid (dry-types `to_ary`), `null` elements are invalid (Virtus rule).
  * Deviation: an `""` element of a non-String array is invalid here (Grape would keep `nil` inside the array).
  */
-export function coerceArray<T>(v: unknown, item: (x: unknown) => Coerced<T>): Coerced<T[]> {
-  if (v === null || v === undefined) return null;
-  if (v === '') return [];
+export function coerceArray<T>(v: unknown, item: (x: unknown) => Coerced<T>): T[] | Invalid {
+  if (v === null || v === undefined || v === '') return [];
   if (!Array.isArray(v)) return INVALID;
   const out: T[] = [];
   for (const x of v) {
@@ -139,10 +139,9 @@ function rubySplitComma(s: string): string[] {
 /**
  * GitLab `API::Validations::Types::CommaSeparatedToArray.coerce` (used via `coerce_with` for `topics`, `tag_list`,
  * `topic`, `skip_users`, ...): a string is split on "," and each part stripped; an array's elements are each
- * stringified and split the same way (flattened); anything else becomes `[]`. `null` stays `null`.
+ * stringified and split the same way (flattened); anything else (`null`, numbers, hashes) becomes `[]`.
  */
-export function commaSeparatedToArray(v: unknown): string[] | null {
-  if (v === null || v === undefined) return null;
+export function commaSeparatedToArray(v: unknown): string[] {
   const split = (s: string) => rubySplitComma(s).map((p) => p.trim());
   if (typeof v === 'string') return split(v);
   if (Array.isArray(v)) return v.flatMap((x) => split(x === null || x === undefined ? '' : String(x)));
@@ -150,7 +149,6 @@ export function commaSeparatedToArray(v: unknown): string[] | null {
 }
 
 /** GitLab `CommaSeparatedToIntegerArray`: as above, then Ruby `to_i` on each part ("abc" → 0). */
-export function commaSeparatedToIntegerArray(v: unknown): number[] | null {
-  const parts = commaSeparatedToArray(v);
-  return parts === null ? null : parts.map(rubyToI);
+export function commaSeparatedToIntegerArray(v: unknown): number[] {
+  return commaSeparatedToArray(v).map(rubyToI);
 }

@@ -1,0 +1,120 @@
+import { projectsV1 } from '@glp/proto';
+import { defineParams, p } from '../http/params';
+import { HttpError } from '../http/errors';
+import { paginationHeaders, parsePagination } from '../http/pagination';
+import { route, type RouteDef } from '../http/route';
+import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
+import { settingsFromParams, settingsParamFields } from './project-settings-params';
+
+const VISIBILITY = ['private', 'internal', 'public'] as const;
+const VISIBILITY_TO_PROTO = {
+  private: projectsV1.Visibility.VISIBILITY_PRIVATE,
+  internal: projectsV1.Visibility.VISIBILITY_INTERNAL,
+  public: projectsV1.Visibility.VISIBILITY_PUBLIC,
+} as const;
+const ACCESS_LEVELS = [5, 10, 15, 20, 30, 40, 50] as const;
+const ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count',
+  'storage_size', 'repository_size', 'wiki_size', 'packages_size'] as const;
+
+/** `:id` is a numeric id or a URL-encoded full path (Express has decoded `%2F` already). */
+export function projectSelector(id: string): projectsV1.GetProjectRequest['selector'] | undefined {
+  if (/^\d+$/.test(id)) return { $case: 'id', value: Number(id) };
+  if (id.includes('/')) return { $case: 'fullPath', value: id };
+  return undefined; // a bare word is never a project (GitLab: 404)
+}
+
+const createProjectParams = defineParams({
+  name: p.string(),
+  path: p.string(),
+  description: p.string(),
+  visibility: p.enumOf(VISIBILITY),
+  namespace_id: p.integer(),
+  default_branch: p.string(),
+  initialize_with_readme: p.boolean(),
+  topics: p.arrayOf(p.string()).commaSeparated(),
+  tag_list: p.arrayOf(p.string()).commaSeparated(),
+  ...settingsParamFields,
+}).atLeastOneOf('name', 'path');
+
+const listProjectsParams = defineParams({
+  page: p.integer(),
+  per_page: p.integer(),
+  order_by: p.enumOf(ORDER_BY).default('created_at'),
+  sort: p.enumOf(['asc', 'desc']).default('desc'),
+  archived: p.boolean(),
+  visibility: p.enumOf(VISIBILITY),
+  search: p.string(),
+  simple: p.boolean().default(false),
+  owned: p.boolean().default(false),
+  membership: p.boolean().default(false),
+  statistics: p.boolean().default(false),
+  min_access_level: p.integer().values(ACCESS_LEVELS),
+  id_after: p.integer(),
+  id_before: p.integer(),
+  topic: p.arrayOf(p.string()).commaSeparated(),
+});
+
+export const projectRoutes: RouteDef[] = [
+  route({
+    method: 'POST', path: '/projects', access: 'user', params: createProjectParams,
+    handler: async ({ params, actor, services, urls }) => {
+      const { project } = await services.projects.createProject({
+        name: params.name ?? undefined,
+        path: params.path ?? undefined,
+        namespaceId: params.namespace_id ?? 0,
+        description: params.description ?? undefined,
+        visibility: params.visibility ? VISIBILITY_TO_PROTO[params.visibility as keyof typeof VISIBILITY_TO_PROTO] : projectsV1.Visibility.VISIBILITY_UNSPECIFIED,
+        defaultBranch: params.default_branch ?? undefined,
+        topics: [...(params.topics ?? []), ...(params.tag_list ?? [])],
+        initializeWithReadme: params.initialize_with_readme ?? false,
+        settings: settingsFromParams(params),
+      });
+      return { status: 201, body: projectEntity(project!, urls, { authenticated: true, admin: actor.admin }) };
+    },
+  }),
+
+  route({
+    method: 'GET', path: '/projects/:id', access: 'public',
+    params: defineParams({ id: p.string().required(), statistics: p.boolean(), license: p.boolean(), with_custom_attributes: p.boolean() }),
+    handler: async ({ params, actor, services, urls }) => {
+      const selector = projectSelector(params.id ?? '');
+      if (!selector) throw HttpError.notFound('Project');
+      const { project } = await services.projects.getProject({ selector });
+      return { body: projectForViewer(project!, urls, { authenticated: actor.kind === 'user', admin: actor.admin }) };
+    },
+  }),
+
+  route({
+    method: 'GET', path: '/projects', access: 'public', params: listProjectsParams,
+    handler: async ({ req, params, actor, services, urls }) => {
+      const { page, perPage } = parsePagination(params);
+      const res = await services.projects.listProjects({
+        page,
+        perPage,
+        orderBy: params.order_by === 'similarity' ? 'created_at' : params.order_by,
+        sort: params.sort,
+        visibility: params.visibility ? VISIBILITY_TO_PROTO[params.visibility as keyof typeof VISIBILITY_TO_PROTO] : projectsV1.Visibility.VISIBILITY_UNSPECIFIED,
+        archived: params.archived ?? undefined,
+        search: params.search ?? '',
+        owned: params.owned,
+        membership: params.membership || params.min_access_level != null,
+        idAfter: params.id_after ?? 0,
+        idBefore: params.id_before ?? 0,
+        topics: params.topic ?? [],
+        skipCount: false,
+        minAccessLevel: params.min_access_level ?? undefined,
+      });
+      const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
+      const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;
+      return {
+        body: res.projects.map((proj) => present(proj, urls, viewer)),
+        headers: paginationHeaders({
+          requestUrl: new URL(req.originalUrl, urls.base),
+          page,
+          perPage,
+          total: res.total >= 0 ? res.total : undefined,
+        }),
+      };
+    },
+  }),
+];

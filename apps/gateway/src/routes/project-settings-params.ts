@@ -1,0 +1,98 @@
+import type { projectsV1 } from '@glp/proto';
+import { p, type ParamFields } from '../http/params';
+
+const FEATURE = ['disabled', 'private', 'enabled'] as const;
+
+/** Settings a client may send on create/update: REST name → param definition and proto field. */
+const SETTINGS = {
+  issues_access_level: ['issuesAccessLevel', p.enumOf(FEATURE)],
+  repository_access_level: ['repositoryAccessLevel', p.enumOf(FEATURE)],
+  merge_requests_access_level: ['mergeRequestsAccessLevel', p.enumOf(FEATURE)],
+  forking_access_level: ['forkingAccessLevel', p.enumOf(FEATURE)],
+  wiki_access_level: ['wikiAccessLevel', p.enumOf(FEATURE)],
+  builds_access_level: ['buildsAccessLevel', p.enumOf(FEATURE)],
+  snippets_access_level: ['snippetsAccessLevel', p.enumOf(FEATURE)],
+  pages_access_level: ['pagesAccessLevel', p.enumOf(['disabled', 'private', 'enabled', 'public'])],
+  operations_access_level: ['operationsAccessLevel', p.enumOf(FEATURE)],
+  analytics_access_level: ['analyticsAccessLevel', p.enumOf(FEATURE)],
+  container_registry_access_level: ['containerRegistryAccessLevel', p.enumOf(FEATURE)],
+  security_and_compliance_access_level: ['securityAndComplianceAccessLevel', p.enumOf(FEATURE)],
+  environments_access_level: ['environmentsAccessLevel', p.enumOf(FEATURE)],
+  feature_flags_access_level: ['featureFlagsAccessLevel', p.enumOf(FEATURE)],
+  infrastructure_access_level: ['infrastructureAccessLevel', p.enumOf(FEATURE)],
+  releases_access_level: ['releasesAccessLevel', p.enumOf(FEATURE)],
+  monitor_access_level: ['monitorAccessLevel', p.enumOf(FEATURE)],
+  requirements_access_level: ['requirementsAccessLevel', p.enumOf(FEATURE)],
+  merge_method: ['mergeMethod', p.enumOf(['merge', 'rebase_merge', 'ff'])],
+  squash_option: ['squashOption', p.enumOf(['never', 'always', 'default_on', 'default_off'])],
+  request_access_enabled: ['requestAccessEnabled', p.boolean()],
+  lfs_enabled: ['lfsEnabled', p.boolean()],
+  shared_runners_enabled: ['sharedRunnersEnabled', p.boolean()],
+  group_runners_enabled: ['groupRunnersEnabled', p.boolean()],
+  packages_enabled: ['packagesEnabled', p.boolean()],
+  emails_enabled: ['emailsEnabled', p.boolean()],
+  public_jobs: ['publicJobs', p.boolean()],
+  only_allow_merge_if_pipeline_succeeds: ['onlyAllowMergeIfPipelineSucceeds', p.boolean()],
+  allow_merge_on_skipped_pipeline: ['allowMergeOnSkippedPipeline', p.boolean()],
+  only_allow_merge_if_all_discussions_are_resolved: ['onlyAllowMergeIfAllDiscussionsAreResolved', p.boolean()],
+  remove_source_branch_after_merge: ['removeSourceBranchAfterMerge', p.boolean()],
+  printing_merge_request_link_enabled: ['printingMergeRequestLinkEnabled', p.boolean()],
+  resolve_outdated_diff_discussions: ['resolveOutdatedDiffDiscussions', p.boolean()],
+  autoclose_referenced_issues: ['autocloseReferencedIssues', p.boolean()],
+  build_timeout: ['buildTimeout', p.integer()],
+  ci_config_path: ['ciConfigPath', p.string()],
+  ci_default_git_depth: ['ciDefaultGitDepth', p.integer()],
+  build_git_strategy: ['buildGitStrategy', p.enumOf(['fetch', 'clone'])],
+  auto_cancel_pending_pipelines: ['autoCancelPendingPipelines', p.enumOf(['enabled', 'disabled'])],
+  auto_devops_enabled: ['autoDevopsEnabled', p.boolean()],
+  auto_devops_deploy_strategy: ['autoDevopsDeployStrategy', p.enumOf(['continuous', 'manual', 'timed_incremental'])],
+  keep_latest_artifact: ['keepLatestArtifact', p.boolean()],
+  restrict_user_defined_variables: ['restrictUserDefinedVariables', p.boolean()],
+  enforce_auth_checks_on_uploads: ['enforceAuthChecksOnUploads', p.boolean()],
+  warn_about_potentially_unwanted_characters: ['warnAboutPotentiallyUnwantedCharacters', p.boolean()],
+  suggestion_commit_message: ['suggestionCommitMessage', p.string()],
+  merge_commit_template: ['mergeCommitTemplate', p.string()],
+  squash_commit_template: ['squashCommitTemplate', p.string()],
+  issue_branch_template: ['issueBranchTemplate', p.string()],
+  service_desk_enabled: ['serviceDeskEnabled', p.boolean()],
+  ci_forward_deployment_enabled: ['ciForwardDeploymentEnabled', p.boolean()],
+  external_authorization_classification_label: ['externalAuthorizationClassificationLabel', p.string()],
+  repository_object_format: ['repositoryObjectFormat', p.enumOf(['sha1', 'sha256'])],
+  build_coverage_regex: ['buildCoverageRegex', p.string()],
+  mr_default_target_self: ['mrDefaultTargetSelf', p.boolean()],
+} as const satisfies Record<string, readonly [keyof projectsV1.ProjectSettings, ParamFields[string]]>;
+
+/** Deprecated booleans GitLab still accepts, translated to access levels. */
+const LEGACY_FEATURE_FLAGS = {
+  issues_enabled: 'issuesAccessLevel',
+  merge_requests_enabled: 'mergeRequestsAccessLevel',
+  wiki_enabled: 'wikiAccessLevel',
+  jobs_enabled: 'buildsAccessLevel',
+  snippets_enabled: 'snippetsAccessLevel',
+  container_registry_enabled: 'containerRegistryAccessLevel',
+} as const;
+
+type SettingsParams = { [K in keyof typeof SETTINGS]: (typeof SETTINGS)[K][1] } & {
+  [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean>;
+} & { emails_disabled: ReturnType<typeof p.boolean> };
+
+export const settingsParamFields: SettingsParams = {
+  ...(Object.fromEntries(Object.entries(SETTINGS).map(([k, [, param]]) => [k, param])) as { [K in keyof typeof SETTINGS]: (typeof SETTINGS)[K][1] }),
+  ...(Object.fromEntries(Object.keys(LEGACY_FEATURE_FLAGS).map((k) => [k, p.boolean()])) as { [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean> }),
+  emails_disabled: p.boolean(),
+};
+
+/** The settings a request carries (only what was sent), as the proto message. */
+export function settingsFromParams(params: Record<string, unknown>): projectsV1.ProjectSettings {
+  const out: Record<string, unknown> = {};
+  for (const [legacy, key] of Object.entries(LEGACY_FEATURE_FLAGS)) {
+    const v = params[legacy];
+    if (typeof v === 'boolean') out[key] = v ? 'enabled' : 'disabled';
+  }
+  if (typeof params.emails_disabled === 'boolean') out.emailsEnabled = !params.emails_disabled;
+  for (const [name, [key]] of Object.entries(SETTINGS)) {
+    const v = params[name];
+    if (v !== undefined && v !== null) out[key] = v;
+  }
+  return out as projectsV1.ProjectSettings;
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The service processes of the stack, in start order: "<name> <entry point>".
+# Sourced by start.sh; the e2e launcher (libs/testing/src/stack.ts) starts the same list.
+SERVICES=(
+  "identity apps/identity/dist/main.js"
+  "projects apps/projects/dist/main.js"
+  "gateway apps/gateway/dist/main.js"
+)
