@@ -25,9 +25,9 @@ npx nx run-many -t build --outputStyle=static
 # Tests that stop shared infrastructure (Kafka restart) run alone, after the rest.
 SERIAL='kafka-restart'
 log "jest (parallel part)"
-npx jest --ci --testPathIgnorePatterns "$SERIAL" "$@"
+npx jest --ci "$@" --testPathIgnorePatterns="$SERIAL"
 if [ $# -eq 0 ]; then
   log "jest (serial part: tests that restart infrastructure)"
-  npx jest --ci --runInBand --testPathPatterns "$SERIAL"
+  npx jest --ci --runInBand --testPathPatterns="$SERIAL"
 fi
 log "all tests passed in $((SECONDS - t0)) s"

@@ -49,7 +49,10 @@ CREATE INDEX projects_path_id_idx ON projects (lower(path), id);
 CREATE INDEX projects_updated_at_id_idx ON projects (updated_at, id);
 CREATE INDEX projects_last_activity_at_id_idx ON projects (last_activity_at, id);
 CREATE INDEX projects_star_count_id_idx ON projects (star_count, id);
-CREATE INDEX projects_topics_idx ON projects USING gin (topics);
+-- Topic filters are case-insensitive (GitLab matches topic names case-insensitively).
+CREATE FUNCTION lower_text_array(text[]) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  AS $$ SELECT coalesce(array_agg(lower(t)), '{}') FROM unnest($1) AS t $$;
+CREATE INDEX projects_topics_lower_idx ON projects USING gin (lower_text_array(topics));
 
 CREATE TABLE project_members (
   project_id   bigint      NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
@@ -65,3 +68,4 @@ CREATE INDEX project_members_user_idx ON project_members (user_id, project_id);
 DROP TABLE project_members;
 DROP TABLE projects;
 DROP TABLE namespaces;
+DROP FUNCTION lower_text_array(text[]);

@@ -17,16 +17,22 @@ export interface EventContext<T = unknown> {
   offset: string;
 }
 
-export type EventHandler = (ctx: EventContext<unknown>) => Promise<void>;
+export type EventHandler = ((ctx: EventContext<unknown>) => Promise<void>) & {
+  /** Set by onEvent(): the consumer decodes this payload type before the transaction. */
+  payloadType?: PayloadType<unknown>;
+};
 
 /** Handlers by event type (the payload's fully-qualified name, e.g. "gitlab.events.v1.ProjectCreated"). */
 export type EventHandlers = Record<string, EventHandler>;
 
-/** A typed handler entry: handlers: { ...on(EventTypes.ProjectCreated, async ({ client, payload }) => …) }. */
-export function on<T>(type: PayloadType<T>, fn: (ctx: EventContext<T>) => Promise<void>): EventHandlers {
-  return {
-    [type.typeName]: (ctx) => fn({ ...ctx, payload: (ctx.payload as T | undefined) ?? unpackPayload(ctx.envelope, type) }),
-  };
+/**
+ * A typed handler entry, keyed by the payload's type name:
+ * handlers: { ...onEvent(EventTypes.ProjectCreated, async ({ client, payload }) => …), ...onEvent(…) }.
+ */
+export function onEvent<T>(type: PayloadType<T>, fn: (ctx: EventContext<T>) => Promise<void>): EventHandlers {
+  const handler: EventHandler = (ctx) => fn({ ...ctx, payload: (ctx.payload as T | undefined) ?? unpackPayload(ctx.envelope, type) });
+  handler.payloadType = type as PayloadType<unknown>;
+  return { [type.typeName]: handler };
 }
 
 export interface EventConsumerOptions extends KafkaSource {
@@ -40,7 +46,7 @@ export interface EventConsumerOptions extends KafkaSource {
   handlers: EventHandlers;
   /** Where a new group starts (default false: only new messages). */
   fromBeginning?: boolean;
-  /** Payload types to decode besides EventTypes. */
+  /** Payload types to decode besides EventTypes and those of onEvent() handlers. */
   payloadTypes?: PayloadType<unknown>[];
   clientId?: string;
   /** Backoff between attempts of a failing handler (default 200 ms doubling to 5000 ms). */
@@ -99,6 +105,7 @@ export class EventConsumer {
     this.log = options.logger.child({ component: 'event-consumer', consumer: options.consumerName, groupId: options.groupId });
     this.kafka = kafkaFrom(options, options.clientId ?? options.groupId, options.logger);
     for (const t of options.payloadTypes ?? []) this.payloadTypes.set(t.typeName, t);
+    for (const h of Object.values(options.handlers)) if (h.payloadType) this.payloadTypes.set(h.payloadType.typeName, h.payloadType);
   }
 
   /** Connects, subscribes and starts consuming; waits (bounded) for the first group join. */

@@ -60,6 +60,8 @@ interface OutboxRow {
  * producer (acks=all, one request in flight), deleted after the ack. A failed publish is
  * retried with backoff on the same rows, in the same order; nothing is skipped.
  * Delivery is at-least-once: consumers deduplicate by event id (EventConsumer).
+ * Order: id order is commit order for writes that lock the same aggregate row, so the
+ * events of one aggregate (one message key, one partition) keep their order.
  */
 export class OutboxRelay {
   readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, leader: false, leaderships: 0 };

@@ -1,7 +1,7 @@
 import { projectsV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, parsePagination } from '../http/pagination';
+import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
 import { settingsFromParams, settingsParamFields } from './project-settings-params';
@@ -37,8 +37,7 @@ const createProjectParams = defineParams({
 }).atLeastOneOf('name', 'path');
 
 const listProjectsParams = defineParams({
-  page: p.integer(),
-  per_page: p.integer(),
+  ...paginationParams,
   order_by: p.enumOf(ORDER_BY).default('created_at'),
   sort: p.enumOf(['asc', 'desc']).default('desc'),
   archived: p.boolean(),
@@ -113,6 +112,8 @@ export const projectRoutes: RouteDef[] = [
           page,
           perPage,
           total: res.total >= 0 ? res.total : undefined,
+          hasNextPage: res.projects.length === perPage,
+          itemCount: res.projects.length,
         }),
       };
     },

@@ -67,7 +67,7 @@ export function resolveNewToken(
   let expiresAt = input.expiresAt;
   if (!expiresAt) {
     expiresAt = max;
-  } else if (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || Number.isNaN(Date.parse(`${expiresAt}T00:00:00Z`))) {
+  } else if (!isRealDate(expiresAt)) {
     errors.expires_at = ['is invalid'];
   } else if (expiresAt <= today) {
     errors.expires_at = ['must be in the future'];
@@ -76,4 +76,11 @@ export function resolveNewToken(
   }
   if (Object.keys(errors).length) throw invalid(errors);
   return { expiresAt };
+}
+
+/** YYYY-MM-DD naming a day that exists (2027-02-30 does not). */
+function isRealDate(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const t = Date.parse(`${s}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === s;
 }

@@ -79,7 +79,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);
   if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
   if (f.idBefore) where.push(`p.id < ${bind(f.idBefore)}`);
-  if (f.topics.length) where.push(`p.topics @> ${bind(f.topics)}::text[]`);
+  if (f.topics.length) where.push(`lower_text_array(p.topics) @> ${bind(f.topics.map((t) => t.toLowerCase()))}::text[]`);
   if (f.search) {
     if (f.search.kind === 'exact') {
       const v = bind(f.search.value);

@@ -3,7 +3,7 @@
 import { projectEventsV1 } from '@glp/proto';
 import { eventually } from '@glp/testing';
 import type { Producer } from 'kafkajs';
-import { buildEnvelope, encodeEnvelope, ensureTopics, EventConsumer, EventTypes, on } from '../../src';
+import { buildEnvelope, encodeEnvelope, ensureTopics, EventConsumer, EventTypes, onEvent } from '../../src';
 import { count, setUpHarness, type Harness } from './harness';
 
 const SQL = `CREATE TABLE effects (id bigserial PRIMARY KEY, event_id uuid NOT NULL, project_id bigint NOT NULL);`;
@@ -34,7 +34,7 @@ beforeAll(async () => {
     topics: [h.topic],
     logger: h.logger,
     fromBeginning: true,
-    handlers: on(EventTypes.ProjectCreated, async ({ client, envelope, payload }) => {
+    handlers: onEvent(EventTypes.ProjectCreated, async ({ client, envelope, payload }) => {
       await client.query('INSERT INTO effects (event_id, project_id) VALUES ($1, $2)', [envelope.eventId, payload.projectId]);
     }),
   });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { withTransaction } from '@glp/db';
 import { projectEventsV1 } from '@glp/proto';
 import { eventually, REPO_ROOT } from '@glp/testing';
-import { appendEvent, EventConsumer, EventTypes, on, OutboxRelay } from '../../src';
+import { appendEvent, EventConsumer, EventTypes, onEvent, OutboxRelay } from '../../src';
 import { count, setUpHarness, type Harness } from './harness';
 
 const INFRA = path.join(REPO_ROOT, 'deploy/local/infra.sh');
@@ -75,7 +75,7 @@ beforeAll(async () => {
     // old member's session to expire before rebalancing (30 s by default).
     sessionTimeoutMs: 10_000,
     heartbeatIntervalMs: 1_000,
-    handlers: on(EventTypes.ProjectCreated, async ({ client, envelope, payload }) => {
+    handlers: onEvent(EventTypes.ProjectCreated, async ({ client, envelope, payload }) => {
       await client.query('INSERT INTO effects (event_id, seq) VALUES ($1, $2)', [envelope.eventId, payload.projectId]);
     }),
   });

@@ -2,7 +2,7 @@
 import { projectEventsV1 } from '@glp/proto';
 import { withTransaction } from '@glp/db';
 import { eventually } from '@glp/testing';
-import { appendEvent, EventConsumer, EventTypes, on, OutboxRelay, payloadType, type EventEnvelope } from '../../src';
+import { appendEvent, EventConsumer, EventTypes, onEvent, OutboxRelay, payloadType, type EventEnvelope } from '../../src';
 import { count, setUpHarness, type Harness } from './harness';
 
 const SQL = `
@@ -62,7 +62,7 @@ beforeAll(async () => {
     logger: h.logger,
     fromBeginning: true,
     retryInitialMs: 50,
-    handlers: on(EventTypes.ProjectCreated, async ({ client, envelope, payload }) => {
+    handlers: onEvent(EventTypes.ProjectCreated, async ({ client, envelope, payload }) => {
       const left = failuresLeft.get(payload.projectId) ?? 0;
       if (left > 0) {
         failuresLeft.set(payload.projectId, left - 1);

@@ -1,0 +1,45 @@
+import { DomainError } from '@glp/service-kit';
+import { generateTokenSecret, resolveNewToken, tokenDigest, tokenState } from './tokens';
+
+describe('personal access tokens', () => {
+  const now = new Date('2026-11-23T10:00:00Z');
+
+  it('generates glpat- secrets and stores only their SHA-256', () => {
+    const secret = generateTokenSecret();
+    expect(secret).toMatch(/^glpat-[A-Za-z0-9_-]{20}$/);
+    expect(tokenDigest(secret)).toHaveLength(32);
+    expect(tokenDigest(secret).equals(tokenDigest(secret))).toBe(true);
+    expect(generateTokenSecret()).not.toBe(secret);
+  });
+
+  it('is usable through its expiry date, expired from the day after', () => {
+    expect(tokenState({ revoked: false, expiresAt: '2026-11-24', userState: 'active' }, '2026-11-23')).toBe('active');
+    expect(tokenState({ revoked: false, expiresAt: '2026-11-23', userState: 'active' }, '2026-11-23')).toBe('expired');
+    expect(tokenState({ revoked: false, expiresAt: null, userState: 'active' }, '2099-01-01')).toBe('active');
+  });
+
+  it('reports revoked before expired, and a blocked owner', () => {
+    expect(tokenState({ revoked: true, expiresAt: '2000-01-01', userState: 'active' }, '2026-11-23')).toBe('revoked');
+    expect(tokenState({ revoked: false, expiresAt: null, userState: 'blocked' })).toBe('user_blocked');
+  });
+
+  it('defaults the expiry to the maximum lifetime (365 days)', () => {
+    expect(resolveNewToken({ name: 't', scopes: ['api'], expiresAt: '' }, now)).toEqual({ expiresAt: '2027-11-23' });
+  });
+
+  it('rejects unknown scopes, no scopes, past and too-distant expiry', () => {
+    const fields = (input: Parameters<typeof resolveNewToken>[0]) => {
+      try {
+        resolveNewToken(input, now);
+      } catch (err) {
+        return (err as DomainError).fields;
+      }
+      throw new Error('expected a validation error');
+    };
+    expect(fields({ name: 't', scopes: ['api', 'root_everything'], expiresAt: '' })).toEqual({ scopes: ['root_everything is not a valid scope'] });
+    expect(fields({ name: '', scopes: [], expiresAt: '' })).toEqual({ name: ["can't be blank"], scopes: ["can't be blank"] });
+    expect(fields({ name: 't', scopes: ['api'], expiresAt: '2026-11-23' })).toEqual({ expires_at: ['must be in the future'] });
+    expect(fields({ name: 't', scopes: ['api'], expiresAt: '2030-01-01' })).toEqual({ expires_at: ['must be before 2027-11-23'] });
+    expect(fields({ name: 't', scopes: ['api'], expiresAt: '2027-02-30' })).toEqual({ expires_at: ['is invalid'] });
+  });
+});
