@@ -1,5 +1,5 @@
 import { createPool } from '@glp/db';
-import { EventConsumer, EventTypes, on, OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
 import { identityV1, projectsV1 } from '@glp/proto';
 import {
   bindService, ConfigError, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'projects',
     topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX)], logger,
     fromBeginning: true,
-    handlers: { ...on(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)) },
+    handlers: { ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)) },
   });
   await consumer.start();
   onShutdown('event consumer', () => consumer.stop());

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { runner } from 'node-pg-migrate';
 import { assertIdentifier } from './pool';
 
@@ -10,8 +11,9 @@ export interface MigrationSet {
 
 /**
  * Applies migration sets, in order, to one schema (created when missing).
- * node-pg-migrate holds an advisory lock while it runs, so replicas that start
- * together do not race.
+ * Replicas of one service that start together wait for each other on an advisory lock
+ * keyed by the schema (node-pg-migrate's own lock is one constant for the whole
+ * database, which would make two different services fail when they start together).
  */
 export async function runMigrations(opts: {
   url: string;
@@ -21,6 +23,18 @@ export async function runMigrations(opts: {
 }): Promise<string[]> {
   const schema = assertIdentifier(opts.schema);
   const applied: string[] = [];
+  const lockClient = new Client({ connectionString: opts.url, application_name: `migrate:${schema}` });
+  await lockClient.connect();
+  try {
+    await lockClient.query("SELECT pg_advisory_lock(hashtext('glp.migrate.' || $1::text))", [schema]);
+    await runSets(opts, schema, applied);
+  } finally {
+    await lockClient.end().catch(() => undefined); // ending the session releases the lock
+  }
+  return applied;
+}
+
+async function runSets(opts: { url: string; sets: MigrationSet[]; log?: (msg: string) => void }, schema: string, applied: string[]): Promise<void> {
   for (const set of opts.sets) {
     const ran = await runner({
       databaseUrl: opts.url,
@@ -34,10 +48,10 @@ export async function runMigrations(opts: {
       count: Infinity,
       checkOrder: true,
       singleTransaction: true,
+      noLock: true,
       log: opts.log ?? (() => undefined),
       verbose: false,
     });
     applied.push(...ran.map((m) => m.name));
   }
-  return applied;
 }
