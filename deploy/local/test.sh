@@ -17,6 +17,8 @@ if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ] || [ -z "${KAFKA_BROKER
   done < <(bash deploy/local/infra.sh up)
 fi
 
+bash deploy/local/python-clients.sh   # python-gitlab for the e2e tests
+
 log "buf lint"
 (cd proto && ../node_modules/.bin/buf lint)
 log "build"

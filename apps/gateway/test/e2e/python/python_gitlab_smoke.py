@@ -1,0 +1,68 @@
+"""python-gitlab against the stack: every step asserts, and the script prints a JSON summary.
+
+Run by apps/gateway/test/e2e/python-gitlab-client.test.ts with GITLAB_URL and GITLAB_TOKEN.
+"""
+import json
+import os
+import sys
+
+import gitlab
+
+url, token = os.environ["GITLAB_URL"], os.environ["GITLAB_TOKEN"]
+gl = gitlab.Gitlab(url, private_token=token)
+summary = {}
+
+gl.auth()
+assert gl.user.username == "root", gl.user.username
+summary["user"] = gl.user.username
+version, revision = gl.version()
+assert version != "unknown", version
+summary["version"] = version
+
+project = gl.projects.create({"name": "Py Demo", "description": "from python-gitlab", "visibility": "public", "topics": ["python", "e2e"]})
+assert project.path == "py-demo", project.path
+assert project.path_with_namespace == "root/py-demo"
+assert sorted(project.topics) == ["e2e", "python"], project.topics
+summary["created"] = project.id
+
+assert gl.projects.get(project.id).description == "from python-gitlab"
+assert gl.projects.get("root/py-demo").id == project.id
+
+for name in ("py-1", "py-2"):
+    gl.projects.create({"name": name})
+page = gl.projects.list(per_page=2, page=1, order_by="id", sort="asc")
+assert len(page) == 2, len(page)
+listing = gl.projects.list(per_page=1, iterator=True)
+assert listing.total == 3 and listing.total_pages == 3 and listing.per_page == 1, (listing.total, listing.total_pages)
+assert len(list(listing)) == 3  # follows the Link headers
+summary["total"] = listing.total
+
+try:
+    gl.projects.get(987654321)
+    raise AssertionError("expected 404")
+except gitlab.exceptions.GitlabGetError as e:
+    assert e.response_code == 404 and "404 Project Not Found" in str(e.error_message), (e.response_code, e.error_message)
+
+try:
+    gl.projects.create({"name": "Py Demo"})
+    raise AssertionError("expected 400")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 400, e.response_code
+
+try:
+    gitlab.Gitlab(url, private_token="glpat-not-a-token-at-all").auth()
+    raise AssertionError("expected 401")
+except gitlab.exceptions.GitlabAuthenticationError as e:
+    assert e.response_code == 401, e.response_code
+
+user = gl.users.create({"email": "py@example.com", "username": "py-user", "name": "Py User", "password": "py-password-1", "skip_confirmation": True})
+pat = gl.users.get(user.id).personal_access_tokens.create({"name": "py", "scopes": ["api"]})
+assert pat.token.startswith("glpat-")
+as_user = gitlab.Gitlab(url, private_token=pat.token)
+as_user.auth()
+assert as_user.user.username == "py-user"
+mine = as_user.projects.create({"name": "mine"})
+assert mine.path_with_namespace == "py-user/mine"
+summary["user_project"] = mine.path_with_namespace
+
+json.dump(summary, sys.stdout)

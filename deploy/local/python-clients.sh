@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the Python GitLab clients the e2e tests drive (python-gitlab) into <repo>/.venv.
+# Idempotent: a no-op when .venv already has the pinned requirements.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+REQ=apps/gateway/test/e2e/python/requirements.txt
+STAMP=.venv/.requirements.sha256
+want=$(sha256sum "$REQ" | cut -d' ' -f1)
+if [ -x .venv/bin/python ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$want" ]; then exit 0; fi
+echo "[python] installing $(grep -v '^#' "$REQ" | xargs) into .venv" >&2
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$REQ" >&2
+echo "$want" >"$STAMP"
