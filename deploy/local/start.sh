@@ -28,7 +28,7 @@ export DATA_DIR=${DATA_DIR:-$ROOT/.data}
 export PORT=${PORT:-8080}
 export IDENTITY_GRPC_ADDR=${IDENTITY_GRPC_ADDR:-127.0.0.1:50051} PROJECTS_GRPC_ADDR=${PROJECTS_GRPC_ADDR:-127.0.0.1:50052}
 port_busy() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
-for p in "$PORT" "${IDENTITY_GRPC_ADDR##*:}" "${PROJECTS_GRPC_ADDR##*:}"; do
+for p in "$PORT" "${IDENTITY_GRPC_ADDR##*:}" "${PROJECTS_GRPC_ADDR##*:}" 9100 9101 9102; do
   if port_busy "$p"; then log "port $p is already in use (is the stack already running?)"; exit 1; fi
 done
 mkdir -p "$DATA_DIR"

@@ -3,6 +3,8 @@ import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 
 export const gatewayEnv = z.object({
   ...commonServiceEnv,
+  /** Prometheus GET /metrics (0 = off). */
+  METRICS_PORT: env.port(9100),
   HOST: env.str('0.0.0.0'),
   PORT: env.port(8080),
   /** The URL clients use to reach this API (web_url, Link headers). Empty: taken from each request's Host. */

@@ -3,6 +3,8 @@ import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 
 export const identityEnv = z.object({
   ...commonServiceEnv,
+  /** Prometheus GET /metrics (0 = off). */
+  METRICS_PORT: env.port(9101),
   DATABASE_URL: env.url(),
   DB_SCHEMA: env.identifier('identity'),
   /** Connections per process: gRPC handlers are short; 10 keeps 40 replicas under a 400-connection server. */

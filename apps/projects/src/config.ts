@@ -3,6 +3,8 @@ import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 
 export const projectsEnv = z.object({
   ...commonServiceEnv,
+  /** Prometheus GET /metrics (0 = off). */
+  METRICS_PORT: env.port(9102),
   DATABASE_URL: env.url(),
   DB_SCHEMA: env.identifier('projects'),
   /** Per process; reads dominate and are single-statement, so 10 serves ~1k req/s per replica. */

@@ -15,6 +15,8 @@ export interface RunningStack {
   rootToken: string;
   schemas: { identity: string; projects: string };
   topicPrefix: string;
+  /** Prometheus endpoints by service. */
+  metricsUrls: { identity: string; projects: string; gateway: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
   stop(): Promise<void>;
@@ -38,7 +40,7 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
-  const [identityPort, projectsPort, gatewayPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [identityPort, projectsPort, gatewayPort, ...metricsPorts] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
   const common: Record<string, string> = {
     DATABASE_URL: infra.databaseUrl,
     REDIS_URL: infra.redisUrl,
@@ -50,9 +52,9 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     ...opts.env,
   };
   const services: ServiceSpec[] = [
-    { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir } },
-    { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects` } },
-    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1' } },
+    { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
+    { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
+    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]) } },
   ];
   for (const s of services) {
     if (!existsSync(path.join(REPO_ROOT, s.main))) throw new Error(`${s.main} is missing: build first (npm run build)`);
@@ -109,5 +111,10 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, logs: () => output, stop };
+  const metricsUrls = {
+    identity: `http://127.0.0.1:${metricsPorts[0]}/metrics`,
+    projects: `http://127.0.0.1:${metricsPorts[1]}/metrics`,
+    gateway: `http://127.0.0.1:${metricsPorts[2]}/metrics`,
+  };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, metricsUrls, logs: () => output, stop };
 }

@@ -153,6 +153,14 @@ describe('projects through the gateway', () => {
     for (const p of ['/-/health', '/-/liveness', '/-/readiness']) expect((await fetch(`${stack.url}${p}`)).status).toBe(200);
   });
 
+  it('exposes Prometheus metrics of each service (gRPC handling, events)', async () => {
+    const projects = await (await fetch(stack.metricsUrls.projects)).text();
+    expect(projects).toMatch(/grpc_server_handling_seconds_count\{[^}]*method="\/gitlab.projects.v1.ProjectsService\/CreateProject"[^}]*code="OK"/);
+    const gateway = await fetch(stack.metricsUrls.gateway);
+    expect(gateway.status).toBe(200);
+    expect(await gateway.text()).toContain('process_cpu_user_seconds_total');
+  });
+
   it('publishes ProjectCreated through the outbox (the outbox drains)', async () => {
     const { Pool } = await import('pg');
     const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
