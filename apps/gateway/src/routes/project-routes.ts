@@ -12,13 +12,18 @@ const VISIBILITY_TO_PROTO = {
   internal: projectsV1.Visibility.VISIBILITY_INTERNAL,
   public: projectsV1.Visibility.VISIBILITY_PUBLIC,
 } as const;
+/** GitLab's plan limit `offset_pagination_limit`: page × per_page beyond it is refused. */
+const OFFSET_PAGINATION_LIMIT = 50000;
 const ACCESS_LEVELS = [5, 10, 15, 20, 30, 40, 50] as const;
 const ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count',
   'storage_size', 'repository_size', 'wiki_size', 'packages_size'] as const;
 
 /** `:id` is a numeric id or a URL-encoded full path (Express has decoded `%2F` already). */
 export function projectSelector(id: string): projectsV1.GetProjectRequest['selector'] | undefined {
-  if (/^\d+$/.test(id)) return { $case: 'id', value: Number(id) };
+  if (/^\d+$/.test(id)) {
+    const n = Number(id);
+    return Number.isSafeInteger(n) ? { $case: 'id', value: n } : undefined; // beyond any id: not found
+  }
   if (id.includes('/')) return { $case: 'fullPath', value: id };
   return undefined; // a bare word is never a project (GitLab: 404)
 }
@@ -87,6 +92,11 @@ export const projectRoutes: RouteDef[] = [
     method: 'GET', path: '/projects', access: 'public', params: listProjectsParams,
     handler: async ({ req, params, actor, services, urls }) => {
       const { page, perPage } = parsePagination(params);
+      if (page * perPage > OFFSET_PAGINATION_LIMIT) {
+        throw new HttpError(405, {
+          error: `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
+        });
+      }
       const res = await services.projects.listProjects({
         page,
         perPage,

@@ -108,6 +108,18 @@ describe('projects through the gateway', () => {
     expect(page2.headers.get('x-prev-page')).toBe('1');
   });
 
+  it('refuses offsets beyond 50,000 with 405 and bad pagination params with 400', async () => {
+    const far = await api('/projects?page=2501&per_page=20');
+    expect(far.status).toBe(405);
+    expect((await far.json()).error).toMatch(/^Offset pagination has a maximum allowed offset of 50000/);
+    expect((await api('/projects?page=2500&per_page=20')).status).toBe(200);
+    const zero = await api('/projects?per_page=0');
+    expect(zero.status).toBe(400);
+    expect(await zero.json()).toEqual({ error: 'per_page has a value not allowed' });
+    const clamped = await api('/projects?per_page=500');
+    expect(clamped.headers.get('x-per-page')).toBe('100');
+  });
+
   it('shows anonymous callers only public projects', async () => {
     const res = await api('/projects?per_page=100', { token: null });
     expect(res.status).toBe(200);
@@ -126,8 +138,23 @@ describe('projects through the gateway', () => {
     expect(await post.json()).toEqual({ message: '401 Unauthorized' });
   });
 
+  it('enforces token scopes and admin-only routes', async () => {
+    const json = (body: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const user = await (await api('/users', json({ username: 'reader', name: 'Reader', email: 'reader@example.com', password: 'reader-pass-1' }))).json();
+    const pat = await (await api(`/users/${user.id}/personal_access_tokens`, json({ name: 'ro', scopes: ['read_api'] }))).json();
+    expect((await api('/projects', { token: pat.token })).status).toBe(200);
+    const write = await api('/projects', { ...form({ name: 'nope' }), token: pat.token });
+    expect(write.status).toBe(403);
+    expect(await write.json()).toMatchObject({ error: 'insufficient_scope', scope: 'api' });
+    const full = await (await api(`/users/${user.id}/personal_access_tokens`, json({ name: 'rw', scopes: ['api'] }))).json();
+    const notAdmin = await api('/users', { ...json({ username: 'x', name: 'x', email: 'x@example.com', password: 'xxxxxxxx1' }), token: full.token });
+    expect(notAdmin.status).toBe(403);
+    expect(await notAdmin.json()).toEqual({ message: '403 Forbidden' });
+    expect((await api('/user', { token: full.token }).then((r) => r.json())).username).toBe('reader');
+  });
+
   it('answers an unknown project with 404 and GitLab\'s body', async () => {
-    for (const id of ['999999999', 'root%2Fno-such-project', 'nosuchproject']) {
+    for (const id of ['999999999', '99999999999999999999', 'root%2Fno-such-project', 'nosuchproject']) {
       const res = await api(`/projects/${id}`);
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ message: '404 Project Not Found' });
