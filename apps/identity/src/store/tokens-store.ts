@@ -36,14 +36,15 @@ export async function countTokensOfUser(db: Queryable, userId: number): Promise<
 /** One indexed lookup: the token by digest, with its user (same schema). */
 export async function findTokenWithUser(db: Queryable, digest: Buffer): Promise<{ token: TokenRow; user: UserRow } | undefined> {
   const { rows } = await db.query<UserRow & { t_id: number; t_name: string; t_description: string; t_scopes: string[];
-    t_expires_at: string | null; t_revoked: boolean; t_last_used_at: Date | null; t_created_at: Date }>(
-    `SELECT t.id AS t_id, t.name AS t_name, t.description AS t_description, t.scopes AS t_scopes,
+    t_expires_at: string | null; t_revoked: boolean; t_last_used_at: Date | null; t_created_at: Date }>({
+    name: 'token_with_user',
+    text: `SELECT t.id AS t_id, t.name AS t_name, t.description AS t_description, t.scopes AS t_scopes,
             to_char(t.expires_at, 'YYYY-MM-DD') AS t_expires_at, t.revoked AS t_revoked,
             t.last_used_at AS t_last_used_at, t.created_at AS t_created_at, ${USER_COLUMNS.replace(/(^|,)\s*/g, '$1 u.')}
        FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
       WHERE t.token_digest = $1`,
-    [digest],
-  );
+    values: [digest],
+  });
   const r = rows[0];
   if (!r) return undefined;
   const { t_id, t_name, t_description, t_scopes, t_expires_at, t_revoked, t_last_used_at, t_created_at, ...user } = r;

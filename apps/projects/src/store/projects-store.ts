@@ -36,7 +36,8 @@ export async function takenInNamespace(db: Queryable, namespaceId: number, name:
 }
 
 export async function findProjectById(db: Queryable, id: number, callerId: number): Promise<ProjectRow | undefined> {
-  const { rows } = await db.query<ProjectRow>(`${PROJECT_SELECT} WHERE p.id = $2`, [callerId, id]);
+  // Named: prepared once per connection (the hottest read of the API).
+  const { rows } = await db.query<ProjectRow>({ name: 'project_by_id', text: `${PROJECT_SELECT} WHERE p.id = $2`, values: [callerId, id] });
   return rows[0];
 }
 
@@ -44,10 +45,11 @@ export async function findProjectById(db: Queryable, id: number, callerId: numbe
 export async function findProjectByFullPath(db: Queryable, fullPath: string, callerId: number): Promise<ProjectRow | undefined> {
   const slash = fullPath.lastIndexOf('/');
   if (slash <= 0) return undefined;
-  const { rows } = await db.query<ProjectRow>(
-    `${PROJECT_SELECT} WHERE lower(n.full_path) = lower($2) AND lower(p.path) = lower($3)`,
-    [callerId, fullPath.slice(0, slash), fullPath.slice(slash + 1)],
-  );
+  const { rows } = await db.query<ProjectRow>({
+    name: 'project_by_full_path',
+    text: `${PROJECT_SELECT} WHERE lower(n.full_path) = lower($2) AND lower(p.path) = lower($3)`,
+    values: [callerId, fullPath.slice(0, slash), fullPath.slice(slash + 1)],
+  });
   return rows[0];
 }
 

@@ -26,6 +26,15 @@ function infra(action: 'up' | 'down'): void {
   execFileSync('bash', [INFRA, action, 'kafka'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 170_000 });
 }
 
+function kafkaAnswers(): boolean {
+  try {
+    execFileSync('bash', [INFRA, 'status', 'kafka'], { stdio: 'ignore', timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Appends events seq from..to, one transaction each, all with the same aggregate key. */
 async function appendRange(from: number, to: number): Promise<void> {
   for (let seq = from; seq <= to; seq++) {
@@ -103,6 +112,8 @@ it('keeps events in the outbox while Kafka is down and publishes them all, in or
 
   kafkaStopped = true;
   infra('down');
+  // infra.sh only stops a broker it started (its pid file); one started from another checkout keeps running.
+  if (kafkaAnswers()) throw new Error('Kafka is still up after `infra.sh down kafka`: the broker was not started by this checkout\'s deploy/local/infra.sh');
 
   const failuresBefore = relay.stats.failures;
   await appendRange(N1 + 1, N1 + N2);
