@@ -19,7 +19,8 @@ export interface RunningStack {
   metricsUrls: { identity: string; projects: string; gateway: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
-  stop(): Promise<void>;
+  /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
+  stop(): Promise<Record<string, number | null>>;
 }
 
 interface ServiceSpec {
@@ -74,16 +75,17 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     return child;
   });
   const url = `http://127.0.0.1:${gatewayPort}`;
-  const stop = async () => {
-    await Promise.all(
+  let stopped: Promise<Record<string, number | null>> | undefined;
+  const stopAll = async () => {
+    const codes = await Promise.all(
       children.map(
         (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          new Promise<number | null>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve(c.exitCode);
             const timer = setTimeout(() => c.kill('SIGKILL'), 10000);
-            c.once('exit', () => {
+            c.once('exit', (code) => {
               clearTimeout(timer);
-              resolve();
+              resolve(code);
             });
             c.kill('SIGTERM');
           }),
@@ -91,7 +93,9 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     );
     rmSync(dataDir, { recursive: true, force: true });
     await dropSchemas(schemas.identity, schemas.projects).catch(() => undefined);
+    return Object.fromEntries(services.map((s, i) => [s.name, codes[i] ?? null]));
   };
+  const stop = () => (stopped ??= stopAll());
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60000);
   for (;;) {
     const dead = children.find((c) => c.exitCode !== null);

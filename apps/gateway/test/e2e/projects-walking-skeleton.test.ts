@@ -204,4 +204,8 @@ describe('projects through the gateway', () => {
       await pool.end();
     }
   });
+
+  it('shuts every service down gracefully on SIGTERM (exit code 0)', async () => {
+    expect(await stack.stop()).toEqual({ identity: 0, projects: 0, gateway: 0 });
+  });
 });

@@ -1,0 +1,98 @@
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { identityV1 } from '@glp/proto';
+import {
+  bindService, createGrpcClient, createLogger, currentContext, DomainError, invalid, notFound, runWithContext, startGrpcServer,
+  type Actor, type RunningGrpcServer,
+} from '@glp/service-kit';
+
+const SECRET = 'integration-secret-0123456789';
+const logger = createLogger('grpc-test', 'silent');
+const alice: Actor = { kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api'] };
+
+/** A real gRPC server and client over TCP: the signed actor, error mapping and deadlines on the wire. */
+describe('gRPC bootstrap', () => {
+  let server: RunningGrpcServer;
+  let seen: { actor?: Actor; requestId?: string } = {};
+
+  beforeAll(async () => {
+    const handlers = {
+      async getUser(req: identityV1.GetUserRequest, ctx: { actor: Actor; requestId: string }) {
+        seen = { actor: ctx.actor, requestId: currentContext()?.requestId };
+        if (req.selector?.$case === 'id' && req.selector.value === 404) throw notFound('User');
+        if (req.selector?.$case === 'id' && req.selector.value === 400) throw invalid({ username: ['is invalid'] });
+        if (req.selector?.$case === 'id' && req.selector.value === 500) throw new Error('secret database detail');
+        if (req.selector?.$case === 'id' && req.selector.value === 999) await new Promise((r) => setTimeout(r, 500));
+        return { user: identityV1.User.fromPartial({ id: ctx.actor.id, username: ctx.actor.username }) };
+      },
+      authenticateToken: async () => ({ status: 0, scopes: [], tokenId: 0 }),
+      createUser: async () => ({}),
+      createPersonalAccessToken: async () => ({}),
+      getNamespace: async () => ({ callerAccessLevel: 0 }),
+    };
+    server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      services: [{ name: 'gitlab.identity.v1.IdentityService', definition: identityV1.IdentityServiceService,
+        implementation: bindService(identityV1.IdentityServiceService, handlers as never, { actorSecret: SECRET, logger }) }],
+    });
+  });
+  afterAll(() => server.stop(1000));
+
+  const client = (secret = SECRET, deadlineMs?: number) =>
+    createGrpcClient(identityV1.IdentityServiceClient, `127.0.0.1:${server.port}`, { actorSecret: secret, defaultDeadlineMs: deadlineMs });
+
+  it('carries the signed actor and the request id (from the caller\'s context) to the handler', async () => {
+    const c = client();
+    const res = await runWithContext({ requestId: 'req-123', actor: alice }, () => c.getUser({ selector: { $case: 'id', value: 1 } }));
+    expect(res.user).toMatchObject({ id: 7, username: 'alice' });
+    expect(seen).toEqual({ actor: alice, requestId: 'req-123' });
+    c.close();
+  });
+
+  it('rejects an actor signed with another secret', async () => {
+    const c = client('some-other-secret-0000000');
+    await expect(c.getUser({ selector: { $case: 'id', value: 1 } }, { actor: alice })).rejects.toMatchObject({ kind: 'unauthenticated' });
+    c.close();
+  });
+
+  it('rejects a call without actor metadata, and a tampered one', async () => {
+    const raw = new identityV1.IdentityServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    const call = (md: Metadata) =>
+      new Promise<ServiceError>((resolve) => raw.getUser({ selector: { $case: 'id', value: 1 } }, md, (err) => resolve(err!)));
+    expect((await call(new Metadata())).code).toBe(status.UNAUTHENTICATED);
+    const forged = new Metadata();
+    forged.set('x-glp-actor', Buffer.from(JSON.stringify({ ...alice, admin: true, iat: Math.floor(Date.now() / 1000) })).toString('base64url'));
+    forged.set('x-glp-actor-sig', 'not-a-valid-signature-aaaaaaaaaaaaaaaaaaaaaa');
+    expect((await call(forged)).code).toBe(status.UNAUTHENTICATED);
+    raw.close();
+  });
+
+  it('maps domain errors across the wire and hides internal ones', async () => {
+    const c = client();
+    await expect(c.getUser({ selector: { $case: 'id', value: 404 } }, { actor: alice })).rejects.toMatchObject({ kind: 'not_found', message: 'User' });
+    await expect(c.getUser({ selector: { $case: 'id', value: 400 } }, { actor: alice })).rejects.toMatchObject({ kind: 'invalid', fields: { username: ['is invalid'] } });
+    const internal = await c.getUser({ selector: { $case: 'id', value: 500 } }, { actor: alice }).catch((e: DomainError) => e);
+    expect(internal).toMatchObject({ kind: 'internal' });
+    expect((internal as DomainError).message).not.toContain('secret');
+    c.close();
+  });
+
+  it('enforces deadlines', async () => {
+    const c = client(SECRET, 100);
+    await expect(c.getUser({ selector: { $case: 'id', value: 999 } }, { actor: alice })).rejects.toMatchObject({ kind: 'unavailable' });
+    c.close();
+  });
+
+  it('serves the standard grpc.health.v1 service', async () => {
+    const { makeGenericClientConstructor } = await import('@grpc/grpc-js');
+    const { service } = await import('grpc-health-check');
+    const Health = makeGenericClientConstructor(service as never, 'Health');
+    const h = new Health(`127.0.0.1:${server.port}`, credentials.createInsecure()) as unknown as {
+      check(req: { service: string }, cb: (e: Error | null, r: { status: string }) => void): void; close(): void;
+    };
+    const res = await new Promise<{ status: string }>((resolve, reject) => h.check({ service: 'gitlab.identity.v1.IdentityService' }, (e, r) => (e ? reject(e) : resolve(r))));
+    expect(res.status).toBe('SERVING');
+    h.close();
+  });
+});
