@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     fromBeginning: true,
     handlers: { ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)) },
   });
-  await consumer.start();
+  // Non-blocking: the API serves during a Kafka outage; the consumer catches up when it returns.
+  consumer.startInBackground();
   onShutdown('event consumer', () => consumer.stop());
 
   const grpc = await startGrpcServer({

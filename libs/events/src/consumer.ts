@@ -99,6 +99,7 @@ export class EventConsumer {
   private consumer: Consumer | undefined;
   private abort = new AbortController();
   private removeListeners: (() => void)[] = [];
+  private background: AbortController | undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
     if (!options.topics.length) throw new Error('topics must not be empty');
@@ -138,7 +139,7 @@ export class EventConsumer {
       await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? false });
       await consumer.run({ eachMessage: (p) => this.handleMessage(p) });
     } catch (err) {
-      await this.stop();
+      await this.teardown();
       throw err;
     }
     const joinTimeout = this.options.joinTimeoutMs ?? 30000;
@@ -152,7 +153,37 @@ export class EventConsumer {
   }
 
   /** Stops consuming; an in-flight handler finishes (or its retry loop is abandoned, uncommitted). */
+  /**
+   * Starts without blocking the caller and keeps trying while Kafka is unreachable
+   * (backoff 1 s → 30 s), so a service serves its API during a Kafka outage and catches up
+   * on events when the broker returns. stop() ends the attempts.
+   */
+  startInBackground(): void {
+    if (this.background) return;
+    const cancel = new AbortController();
+    this.background = cancel;
+    const backoff = new Backoff(1000, 30000);
+    void (async () => {
+      while (!cancel.signal.aborted) {
+        try {
+          await this.start();
+          return;
+        } catch (err) {
+          const delay = backoff.next();
+          this.log.warn({ err, retryInMs: delay }, 'kafka consumer could not start; retrying');
+          await sleep(delay, cancel.signal);
+        }
+      }
+    })();
+  }
+
   async stop(): Promise<void> {
+    this.background?.abort();
+    this.background = undefined;
+    await this.teardown();
+  }
+
+  private async teardown(): Promise<void> {
     const consumer = this.consumer;
     if (!consumer) return;
     this.abort.abort();
