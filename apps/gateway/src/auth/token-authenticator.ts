@@ -17,9 +17,9 @@ interface Cached {
 const GATEWAY_ACTOR = systemActor('gateway');
 
 /**
- * Resolves a token to its user through identity, caching the answer in Redis for a
- * short TTL (keyed by the token's SHA-256, never the token). Redis being down only
- * costs the cache.
+ * Resolves a token to its user through identity, caching a usable token's identity in
+ * Redis for a short TTL (keyed by the token's SHA-256, never the token), so a revoked or
+ * expired token stops working within the TTL. Redis being down only costs the cache.
  */
 export class TokenAuthenticator {
   constructor(
@@ -35,7 +35,8 @@ export class TokenAuthenticator {
     if (!cached) {
       const res = await this.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
       cached = { status: res.status, user: res.user, scopes: res.scopes };
-      await this.writeCache(key, cached);
+      // Only usable tokens are cached: a token created a moment after a failed attempt works at once.
+      if (res.status === identityV1.TokenStatus.TOKEN_STATUS_ACTIVE) await this.writeCache(key, cached);
     }
     return toResult(cached);
   }
