@@ -4,7 +4,8 @@
  *
  *   npm run bench                          boots its own stack (needs infra: deploy/local/infra.sh up)
  *   GITLAB_URL=http://127.0.0.1:8080 GITLAB_TOKEN=... npm run bench      against a running stack
- *   BENCH_CALLS=5000 npm run bench
+ *   BENCH_CALLS=5000 BENCH_CONCURRENCY=32 npm run bench
+ * Then the same request from BENCH_CONCURRENCY (16) concurrent callers: throughput and percentiles.
  */
 import { provideInfra } from '../infra';
 import { startStack, type RunningStack } from '../stack';
@@ -58,6 +59,25 @@ async function main(): Promise<void> {
     console.log(`  median ${f(percentile(samples, 0.5))} ms  p90 ${f(percentile(samples, 0.9))} ms  p99 ${f(percentile(samples, 0.99))} ms  ` +
       `min ${f(samples[0]!)} ms  max ${f(samples[samples.length - 1]!)} ms  mean ${f(mean)} ms`);
     console.log(`  ${((calls / totalMs) * 1000).toFixed(0)} requests/s on one connection`);
+
+    const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+    const concurrent: number[] = [];
+    let next = 0;
+    const c0 = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < calls) {
+          const s = process.hrtime.bigint();
+          await get();
+          concurrent.push(Number(process.hrtime.bigint() - s) / 1e6);
+        }
+      }),
+    );
+    const cMs = Number(process.hrtime.bigint() - c0) / 1e6;
+    concurrent.sort((a, b) => a - b);
+    console.log(`GET /projects/:id x ${calls} from ${concurrency} concurrent callers`);
+    console.log(`  ${((calls / cMs) * 1000).toFixed(0)} requests/s  median ${f(percentile(concurrent, 0.5))} ms  p90 ${f(percentile(concurrent, 0.9))} ms  ` +
+      `p99 ${f(percentile(concurrent, 0.99))} ms`);
   } finally {
     await stack?.stop();
   }
