@@ -9,8 +9,9 @@ log() { printf '[test] %s\n' "$*" >&2; }
 
 if [ ! -x node_modules/.bin/nx ]; then log "installing npm dependencies"; npm ci --no-audit --no-fund --loglevel=error; fi
 
-# Infrastructure: URLs from the environment win; otherwise the local processes (no Docker here).
-# (libs/testing would also try testcontainers when a Docker engine answers and no URL is set.)
+# Infrastructure: URLs from the environment win; otherwise the local processes, which the
+# Kafka-restart tests need (they stop and start the broker with infra.sh). Running jest directly
+# without URLs, libs/testing uses testcontainers when a Docker engine answers, else infra.sh.
 if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ] || [ -z "${KAFKA_BROKERS:-}" ]; then
   while IFS='=' read -r key value; do
     [ -n "$key" ] && [ -z "${!key:-}" ] && export "$key=$value"
