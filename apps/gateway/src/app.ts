@@ -52,7 +52,8 @@ export function createApp(deps: GatewayDeps): Express {
   api.use(express.json({ limit: deps.bodyLimit, type: ['application/json', 'application/*+json'] }));
   api.use(express.urlencoded({ extended: true, limit: deps.bodyLimit, parameterLimit: 10000 }));
   const authenticator = new TokenAuthenticator(deps.services.identity, deps.redis, deps.authCacheTtlSeconds, deps.logger);
-  const urlsFor = (req: Request) => urlBuilder(deps.externalUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  const configured = deps.externalUrl ? urlBuilder(deps.externalUrl) : undefined;
+  const urlsFor = (req: Request) => configured ?? urlBuilder(`${req.protocol}://${req.get('host') ?? 'localhost'}`);
   registerRoutes(api, [...metaRoutes(deps.version, deps.revision), ...userRoutes, ...projectRoutes], {
     services: deps.services,
     authenticator,

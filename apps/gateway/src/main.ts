@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { ConfigError, createLogger, initMetrics, installShutdownHandlers, onShutdown, startMetricsServer } from '@glp/service-kit';
+import { createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer } from '@glp/service-kit';
 import { createApp } from './app';
 import { createServices } from './clients';
 import { loadGatewayConfig } from './config';
@@ -32,16 +32,8 @@ async function main(): Promise<void> {
     server.close(() => resolve());
     server.closeIdleConnections();
   }));
-  const metrics = await startMetricsServer(config.METRICS_PORT);
-  if (metrics) onShutdown('metrics', () => new Promise<void>((r) => metrics.close(() => r())));
+  await startMetricsServer(config.METRICS_PORT);
   logger.info({ port: config.PORT }, 'gateway ready');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`gateway: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`gateway: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain('gateway', main);

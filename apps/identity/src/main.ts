@@ -2,7 +2,7 @@ import { createPool } from '@glp/db';
 import { OutboxRelay, topicFor } from '@glp/events';
 import { identityV1 } from '@glp/proto';
 import {
-  bindService, ConfigError, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer, startMetricsServer,
+  bindService, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer, runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { ensureRootUser } from './bootstrap/root-user';
 import { loadIdentityConfig } from './config';
@@ -44,16 +44,8 @@ async function main(): Promise<void> {
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
-  const metrics = await startMetricsServer(config.METRICS_PORT);
-  if (metrics) onShutdown('metrics', () => new Promise<void>((r) => metrics.close(() => r())));
+  await startMetricsServer(config.METRICS_PORT);
   logger.info({ grpc_port: grpc.port }, 'identity ready');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`identity: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`identity: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain('identity', main);

@@ -2,8 +2,8 @@ import { createPool } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
 import { identityV1, projectsV1 } from '@glp/proto';
 import {
-  bindService, ConfigError, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
-  startMetricsServer,
+  bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
+  runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
 import { onNamespaceChanged } from './events/namespace-consumer';
@@ -53,16 +53,8 @@ async function main(): Promise<void> {
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
-  const metrics = await startMetricsServer(config.METRICS_PORT);
-  if (metrics) onShutdown('metrics', () => new Promise<void>((r) => metrics.close(() => r())));
+  await startMetricsServer(config.METRICS_PORT);
   logger.info({ grpc_port: grpc.port }, 'projects ready');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`projects: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`projects: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runMain('projects', main);

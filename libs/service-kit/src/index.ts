@@ -6,4 +6,5 @@ export * from './grpc-client';
 export * from './grpc-server';
 export * from './logger';
 export * from './metrics';
+export * from './run-main';
 export * from './shutdown';

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { onShutdown } from './shutdown';
 
 export const registry = new Registry();
 let defaultsCollected = false;
@@ -28,7 +29,7 @@ export const eventsCounter = new Counter({
   registers: [registry],
 });
 
-/** Serves GET /metrics on its own small HTTP port (0 = disabled). */
+/** Serves GET /metrics on its own small HTTP port (0 = disabled); closed on shutdown. */
 export async function startMetricsServer(port: number, host = '0.0.0.0'): Promise<Server | undefined> {
   if (!port) return undefined;
   const server = createServer(async (req, res) => {
@@ -41,5 +42,6 @@ export async function startMetricsServer(port: number, host = '0.0.0.0'): Promis
     }
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  onShutdown('metrics', () => new Promise<void>((resolve) => server.close(() => resolve())));
   return server;
 }

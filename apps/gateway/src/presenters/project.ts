@@ -81,7 +81,7 @@ export function projectEntity(p: projectsV1.Project, urls: UrlBuilder, viewer: V
   const mrs = enabled(s.mergeRequestsAccessLevel);
   return {
     ...basicProjectDetails(p, urls, viewer),
-    container_registry_image_prefix: `registry.${new URL(urls.base).hostname}/${p.namespace?.fullPath ?? ''}/${p.path}`.toLowerCase(),
+    container_registry_image_prefix: `registry.${urls.host}/${p.namespace?.fullPath ?? ''}/${p.path}`.toLowerCase(),
     _links: {
       self,
       ...(issues ? { issues: `${self}/issues` } : {}),

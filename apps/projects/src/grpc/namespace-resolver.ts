@@ -2,15 +2,7 @@ import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
 import { DomainError, invalid, type Actor, type PromiseClient } from '@glp/service-kit';
 import { ACCESS } from '../domain/visibility';
-import { findNamespace, findPersonalNamespace, upsertNamespace, type NamespaceReplica } from '../store/namespace-replica-store';
-
-export function replicaFromIdentity(ns: identityV1.Namespace): NamespaceReplica {
-  return {
-    id: ns.id, name: ns.name, path: ns.path, kind: ns.kind, full_path: ns.fullPath, parent_id: ns.parentId || null,
-    owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null,
-    owner_state: ns.owner?.state ?? null, version: ns.version,
-  };
-}
+import { findNamespace, findPersonalNamespace, namespaceReplica, upsertNamespace, type NamespaceReplica } from '../store/namespace-replica-store';
 
 const namespaceInvalid = () => invalid({ namespace: ['is not valid'] });
 
@@ -31,7 +23,7 @@ export async function resolveTargetNamespace(
   try {
     const res = await identity.getNamespace(namespaceId ? { selector: { $case: 'id', value: namespaceId } } : { selector: { $case: 'fullPath', value: actor.username } });
     if (!res.namespace) throw namespaceInvalid();
-    ns = replicaFromIdentity(res.namespace);
+    ns = namespaceReplica(res.namespace);
     callerAccess = res.callerAccessLevel;
     await upsertNamespace(pool, ns);
   } catch (err) {

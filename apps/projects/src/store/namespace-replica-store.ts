@@ -2,6 +2,26 @@ import type { Pool, PoolClient } from '@glp/db';
 
 type Queryable = Pool | PoolClient;
 
+/** What identity tells about a namespace, in its gRPC answer and in NamespaceChanged alike. */
+export interface NamespaceFacts {
+  id: number;
+  name: string;
+  path: string;
+  kind: string;
+  fullPath: string;
+  parentId: number;
+  owner?: { id: number; username: string; name: string; state: string } | undefined;
+  version: number;
+}
+
+export function namespaceReplica(ns: NamespaceFacts): NamespaceReplica {
+  return {
+    id: ns.id, name: ns.name, path: ns.path, kind: ns.kind, full_path: ns.fullPath, parent_id: ns.parentId || null,
+    owner_id: ns.owner?.id ?? null, owner_username: ns.owner?.username ?? null, owner_name: ns.owner?.name ?? null,
+    owner_state: ns.owner?.state ?? null, version: ns.version,
+  };
+}
+
 export interface NamespaceReplica {
   id: number;
   name: string;

@@ -34,14 +34,16 @@ export interface ProjectRow {
   member_access: number;
 }
 
-/** `$1` is the caller's user id (0 for none). */
+/** Projects with their namespace and the caller's membership; `$1` is the caller's user id (0 for none). */
+export const PROJECT_FROM = `
+    FROM projects p
+    JOIN namespaces n ON n.id = p.namespace_id
+    LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
+
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,
          p.star_count, p.forks_count, p.topics, p.settings, p.import_status, p.repository_storage, p.pending_delete,
          p.created_at, p.updated_at, p.last_activity_at,
          n.name AS ns_name, n.path AS ns_path, n.kind AS ns_kind, n.full_path AS ns_full_path, n.parent_id AS ns_parent_id,
          n.owner_id AS ns_owner_id, n.owner_username, n.owner_name, n.owner_state,
-         COALESCE(m.access_level, 0) AS member_access
-    FROM projects p
-    JOIN namespaces n ON n.id = p.namespace_id
-    LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
+         COALESCE(m.access_level, 0) AS member_access${PROJECT_FROM}`;

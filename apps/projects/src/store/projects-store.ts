@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
 import type { ListFilter } from '../domain/list-filter';
-import { PROJECT_SELECT, type ProjectRow } from './project-rows';
+import { PROJECT_FROM, PROJECT_SELECT, type ProjectRow } from './project-rows';
 
 type Queryable = Pool | PoolClient;
 
@@ -107,8 +107,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   );
   const count = f.countLimit > 0
     ? db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM (SELECT 1 FROM projects p JOIN namespaces n ON n.id = p.namespace_id
-           LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
+        `SELECT count(*)::int AS n FROM (SELECT 1 ${PROJECT_FROM}
           WHERE ${sql} LIMIT ${f.countLimit + 1}) s`,
         values,
       )
