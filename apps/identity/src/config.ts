@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
+import { kafkaTopicEnv } from '@glp/events';
 
 export const identityEnv = z.object({
   ...commonServiceEnv,
@@ -13,6 +14,8 @@ export const identityEnv = z.object({
   GRPC_PORT: env.port(50051),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  /** Replication factor and min.insync.replicas of the topics this service creates (event and DLQ topics). */
+  ...kafkaTopicEnv,
   /** The administrator's token. When unset, one is generated on first start and written to DATA_DIR/root-token. */
   GITLAB_ROOT_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
   GITLAB_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),

@@ -27,7 +27,10 @@ async function main(): Promise<void> {
     rootEmail: config.GITLAB_ROOT_EMAIL, dataDir: config.DATA_DIR,
   });
 
-  const relay = new OutboxRelay({ pool, databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger });
+  const relay = new OutboxRelay({
+    databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+  });
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());
 

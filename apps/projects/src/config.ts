@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
+import { kafkaTopicEnv } from '@glp/events';
 
 export const projectsEnv = z.object({
   ...commonServiceEnv,
@@ -15,6 +16,8 @@ export const projectsEnv = z.object({
   IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
+  /** Replication factor and min.insync.replicas of the topics this service creates (event and DLQ topics). */
+  ...kafkaTopicEnv,
   KAFKA_CONSUMER_GROUP: env.str('projects'),
   /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
   LIST_COUNT_LIMIT: env.int(10000, 1),

@@ -24,13 +24,17 @@ async function main(): Promise<void> {
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
   onShutdown('identity client', () => identity.close());
 
-  const relay = new OutboxRelay({ pool, databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger });
+  const relay = new OutboxRelay({
+    databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+  });
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());
 
   const consumer = new EventConsumer({
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'projects',
     topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX)], logger,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
     fromBeginning: true,
     handlers: { ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)) },
   });

@@ -11,6 +11,8 @@ export interface PoolOptions {
   max?: number;
   applicationName?: string;
   statementTimeoutMs?: number;
+  /** TCP keepalive: first probe after this much idle, so a dead peer is noticed on idle connections (default 10000 ms). */
+  keepAliveInitialDelayMs?: number;
 }
 
 export function assertIdentifier(name: string): string {
@@ -29,6 +31,8 @@ export function createPool(opts: PoolOptions): Pool {
     max: opts.max ?? 10,
     idleTimeoutMillis: 30000,
     connectionTimeoutMillis: 10000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: opts.keepAliveInitialDelayMs ?? 10000,
     application_name: opts.applicationName ?? schema,
     options: `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30000}`,
   };

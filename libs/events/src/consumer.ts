@@ -4,7 +4,8 @@ import { withTransaction } from '@glp/db';
 import { eventsCounter, type Logger } from '@glp/service-kit';
 import { Backoff, sleep } from './backoff';
 import { decodeEnvelope, knownPayloadType, unpackPayload, type EventEnvelope, type PayloadType } from './envelope';
-import { ensureTopics, kafkaFrom, type KafkaSource } from './kafka';
+import { DeadLetterPublisher, dlqTopicFor } from './dead-letter';
+import { ensureTopics, kafkaFrom, type KafkaSource, type TopicSettings } from './kafka';
 
 export interface EventContext<T = unknown> {
   /** The transaction the event is recorded in; do the handler's writes with it. */
@@ -35,7 +36,7 @@ export function onEvent<T>(type: PayloadType<T>, fn: (ctx: EventContext<T>) => P
   return { [type.typeName]: handler };
 }
 
-export interface EventConsumerOptions extends KafkaSource {
+export interface EventConsumerOptions extends KafkaSource, TopicSettings {
   /** The service's pool; processed_events lives in its schema. */
   pool: Pool;
   groupId: string;
@@ -58,7 +59,7 @@ export interface EventConsumerOptions extends KafkaSource {
   heartbeatIntervalMs?: number;
   /** Fetch long-poll; also bounds how long stop() waits for an idle fetch (default 1000 ms). */
   maxWaitTimeMs?: number;
-  /** Create the topics before subscribing (default true). */
+  /** Create the topics and their DLQ topics (TopicSettings) before subscribing (default true). */
   createTopics?: boolean;
 }
 
@@ -67,10 +68,12 @@ export interface ConsumerStats {
   processed: number;
   /** Already processed by this consumer (same event id); skipped. */
   duplicates: number;
-  /** No handler for the event type; recorded and skipped. */
+  /** No handler for the event type; skipped WITHOUT recording it (a handler added later still sees it). */
   skipped: number;
-  /** Messages that are not valid envelopes (or carry an undecodable payload); skipped. */
-  invalid: number;
+  /** Messages that are not valid envelopes (or carry an undecodable payload), produced to "<topic>.dlq". */
+  deadLettered: number;
+  /** Failed attempts to produce to the DLQ (each is retried; the offset waits). */
+  deadLetterFailures: number;
   /** Failed handler attempts (each is retried). */
   failures: number;
 }
@@ -82,16 +85,20 @@ class ConsumerStoppingError extends Error {
   }
 }
 
-type Outcome = 'processed' | 'duplicates' | 'skipped';
+type Outcome = 'processed' | 'duplicates';
+type Where = { topic: string; partition: number; offset: string };
 
 /**
- * An idempotent Kafka consumer: for every message, ONE transaction records
+ * An idempotent Kafka consumer: for every message with a handler, ONE transaction records
  * (consumer, event_id) in processed_events and runs the handler with the same client.
- * An already-recorded event is skipped; an unknown event type is recorded and skipped.
+ * An already-recorded event is skipped; an event type without a handler is skipped and NOT
+ * recorded (a handler added later processes it after an offset reset).
  * A failing handler is rolled back and retried with backoff; the offset never moves past it.
+ * A message that cannot be decoded is produced to "<topic>.dlq" (original key and bytes,
+ * DLQ_HEADERS) before the offset moves past it; a failed DLQ produce is retried likewise.
  */
 export class EventConsumer {
-  readonly stats: ConsumerStats = { processed: 0, duplicates: 0, skipped: 0, invalid: 0, failures: 0 };
+  readonly stats: ConsumerStats = { processed: 0, duplicates: 0, skipped: 0, deadLettered: 0, deadLetterFailures: 0, failures: 0 };
 
   private readonly kafka: Kafka;
   private readonly log: Logger;
@@ -100,6 +107,7 @@ export class EventConsumer {
   private abort = new AbortController();
   private removeListeners: (() => void)[] = [];
   private background: AbortController | undefined;
+  private readonly deadLetters: DeadLetterPublisher;
 
   constructor(private readonly options: EventConsumerOptions) {
     if (!options.topics.length) throw new Error('topics must not be empty');
@@ -107,13 +115,18 @@ export class EventConsumer {
     this.kafka = kafkaFrom(options, options.clientId ?? options.groupId, options.logger);
     for (const t of options.payloadTypes ?? []) this.payloadTypes.set(t.typeName, t);
     for (const h of Object.values(options.handlers)) if (h.payloadType) this.payloadTypes.set(h.payloadType.typeName, h.payloadType);
+    this.deadLetters = new DeadLetterPublisher(this.kafka);
   }
 
   /** Connects, subscribes and starts consuming; waits (bounded) for the first group join. */
   async start(): Promise<void> {
     if (this.consumer) return;
     this.abort = new AbortController();
-    if (this.options.createTopics ?? true) await ensureTopics(this.kafka, this.options.topics);
+    if (this.options.createTopics ?? true) {
+      const { numPartitions, replicationFactor, minInsyncReplicas } = this.options;
+      const topics = [...this.options.topics, ...this.options.topics.map(dlqTopicFor)];
+      await ensureTopics(this.kafka, topics, { numPartitions, replicationFactor, minInsyncReplicas });
+    }
     const consumer = this.kafka.consumer({
       groupId: this.options.groupId,
       sessionTimeout: this.options.sessionTimeoutMs ?? 30000,
@@ -152,7 +165,6 @@ export class EventConsumer {
     }
   }
 
-  /** Stops consuming; an in-flight handler finishes (or its retry loop is abandoned, uncommitted). */
   /**
    * Starts without blocking the caller and keeps trying while Kafka is unreachable
    * (backoff 1 s → 30 s), so a service serves its API during a Kafka outage and catches up
@@ -177,6 +189,7 @@ export class EventConsumer {
     })();
   }
 
+  /** Stops consuming; an in-flight handler finishes (or its retry loop is abandoned, uncommitted). */
   async stop(): Promise<void> {
     this.background?.abort();
     this.background = undefined;
@@ -193,23 +206,29 @@ export class EventConsumer {
     } finally {
       this.removeListeners.forEach((remove) => remove());
       this.removeListeners = [];
+      await this.deadLetters.close();
     }
   }
 
   private async handleMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
-    const where = { topic, partition, offset: message.offset };
+    const where: Where = { topic, partition, offset: message.offset };
     let envelope: EventEnvelope;
     let payload: unknown;
     try {
-      if (!message.value) throw new Error('empty message');
+      if (!message.value?.length) throw new Error('empty message');
       envelope = decodeEnvelope(message.value);
       const type = envelope.payload ? this.payloadTypeOf(envelope.payload.typeUrl) : undefined;
       payload = type ? unpackPayload(envelope, type) : undefined;
     } catch (err) {
-      // Not retryable: the same bytes never decode. Skip it rather than block the partition.
-      this.stats.invalid++;
-      eventsCounter.inc({ stage: 'invalid', topic });
-      this.log.error({ err, ...where }, 'skipping a message that is not a valid event envelope');
+      // Not retryable: the same bytes never decode. Park them in the DLQ rather than block the partition.
+      return this.deadLetter({ topic, partition, message, heartbeat }, err);
+    }
+
+    const handler = Object.hasOwn(this.options.handlers, envelope.eventType) ? this.options.handlers[envelope.eventType] : undefined;
+    if (!handler) {
+      this.stats.skipped++;
+      eventsCounter.inc({ stage: 'skipped', topic });
+      this.log.debug({ eventType: envelope.eventType, eventId: envelope.eventId, ...where }, 'no handler; event skipped (not recorded)');
       return;
     }
 
@@ -217,10 +236,9 @@ export class EventConsumer {
     for (let attempt = 1; ; attempt++) {
       if (this.abort.signal.aborted) throw new ConsumerStoppingError();
       try {
-        const outcome = await withTransaction(this.options.pool, (client) => this.process(client, envelope, payload, where));
+        const outcome = await withTransaction(this.options.pool, (client) => this.process(client, handler, envelope, payload, where));
         this.stats[outcome]++;
-        eventsCounter.inc({ stage: outcome === 'processed' ? 'consumed' : outcome === 'duplicates' ? 'duplicate' : 'skipped', topic });
-        if (outcome === 'skipped') this.log.debug({ eventType: envelope.eventType, eventId: envelope.eventId }, 'no handler; event recorded and skipped');
+        eventsCounter.inc({ stage: outcome === 'processed' ? 'consumed' : 'duplicate', topic });
         return;
       } catch (err) {
         this.stats.failures++;
@@ -238,19 +256,40 @@ export class EventConsumer {
     }
   }
 
-  private async process(
-    client: PoolClient,
-    envelope: EventEnvelope,
-    payload: unknown,
-    where: { topic: string; partition: number; offset: string },
-  ): Promise<Outcome> {
+  /** Produces an undecodable message to its DLQ, retrying until it is there (or we stop); only then may the offset move on. */
+  private async deadLetter(
+    { topic, partition, message, heartbeat }: Pick<EachMessagePayload, 'topic' | 'partition' | 'message' | 'heartbeat'>,
+    error: unknown,
+  ): Promise<void> {
+    const where: Where = { topic, partition, offset: message.offset };
+    const input = { topic, partition, message, error, groupId: this.options.groupId, consumerName: this.options.consumerName };
+    const backoff = new Backoff(this.options.retryInitialMs ?? 200, this.options.retryMaxMs ?? 5000);
+    for (let attempt = 1; ; attempt++) {
+      if (this.abort.signal.aborted) throw new ConsumerStoppingError();
+      try {
+        const dlq = await this.deadLetters.publish(input);
+        this.stats.deadLettered++;
+        eventsCounter.inc({ stage: 'dead_lettered', topic });
+        this.log.error({ err: error, dlq, ...where }, 'message is not a valid event; produced it to the dead-letter topic');
+        return;
+      } catch (err) {
+        this.stats.deadLetterFailures++;
+        eventsCounter.inc({ stage: 'dead_letter_failed', topic });
+        const delay = backoff.next();
+        this.log.warn({ err, attempt, retryInMs: delay, ...where }, 'could not produce an invalid message to the dead-letter topic; will retry');
+        await sleep(delay, this.abort.signal);
+        if (this.abort.signal.aborted) throw new ConsumerStoppingError();
+        await heartbeat();
+      }
+    }
+  }
+
+  private async process(client: PoolClient, handler: EventHandler, envelope: EventEnvelope, payload: unknown, where: Where): Promise<Outcome> {
     const inserted = await client.query(
       'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [this.options.consumerName, envelope.eventId],
     );
     if (inserted.rowCount === 0) return 'duplicates';
-    const handler = this.options.handlers[envelope.eventType];
-    if (!handler) return 'skipped';
     await handler({ client, envelope, payload, ...where });
     return 'processed';
   }

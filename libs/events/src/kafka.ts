@@ -50,11 +50,28 @@ export function kafkaFrom(src: KafkaSource, clientId: string, logger: Logger): K
   return createKafka({ brokers: src.brokers, clientId, logger });
 }
 
+/** How the relay and the consumer create topics they need (their DLQ topics included). */
+export interface TopicSettings {
+  /** Partitions of a created topic (default -1: the broker's num.partitions). */
+  numPartitions?: number;
+  /** Replicas of a created topic (default -1: the broker's default.replication.factor). */
+  replicationFactor?: number;
+  /** min.insync.replicas of a created topic (default: the broker's). With acks=all, a write needs this many in-sync replicas. */
+  minInsyncReplicas?: number;
+}
+
+function positiveInt(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new Error(`${name} must be an integer >= 1 (got ${value})`);
+}
+
 /**
  * Creates missing topics and waits for their leaders (avoids LEADER_NOT_AVAILABLE on the
- * first produce to an auto-created topic). numPartitions -1 = the broker's num.partitions.
+ * first produce to an auto-created topic). Existing topics are left as they are: their
+ * partitions, replication and configuration are not changed.
  */
-export async function ensureTopics(kafka: Kafka, topics: string[], opts: { numPartitions?: number } = {}): Promise<void> {
+export async function ensureTopics(kafka: Kafka, topics: string[], opts: TopicSettings = {}): Promise<void> {
+  positiveInt('replicationFactor', opts.replicationFactor);
+  positiveInt('minInsyncReplicas', opts.minInsyncReplicas);
   const unique = [...new Set(topics)];
   if (!unique.length) return;
   const admin = kafka.admin();
@@ -64,9 +81,16 @@ export async function ensureTopics(kafka: Kafka, topics: string[], opts: { numPa
     const existing = new Set(await admin.listTopics());
     const missing = unique.filter((t) => !existing.has(t));
     if (!missing.length) return;
+    const configEntries =
+      opts.minInsyncReplicas === undefined ? undefined : [{ name: 'min.insync.replicas', value: String(opts.minInsyncReplicas) }];
     await admin.createTopics({
       waitForLeaders: true,
-      topics: missing.map((topic) => ({ topic, numPartitions: opts.numPartitions ?? -1 })),
+      topics: missing.map((topic) => ({
+        topic,
+        numPartitions: opts.numPartitions ?? -1,
+        replicationFactor: opts.replicationFactor ?? -1,
+        configEntries,
+      })),
     });
   } finally {
     await admin.disconnect().catch(() => undefined);

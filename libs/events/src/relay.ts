@@ -1,46 +1,57 @@
-import { Client, type Pool } from 'pg';
+import { Client } from 'pg';
 import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { assertIdentifier } from '@glp/db';
 import { eventsCounter, type Logger } from '@glp/service-kit';
 import { Backoff, sleep, Wakeup } from './backoff';
-import { ensureTopics, kafkaFrom, type KafkaSource } from './kafka';
+import { ensureTopics, kafkaFrom, type KafkaSource, type TopicSettings } from './kafka';
 import { outboxChannel } from './outbox';
+import {
+  lockConnectionConfig,
+  LockLostError,
+  RelayLock,
+  relayConnectionTimeouts,
+  type RelayConnectionOptions,
+  type RelayConnectionTimeouts,
+} from './relay-lock';
 
-export interface OutboxRelayOptions extends KafkaSource {
-  /** The service's pool (search_path = schema); reads and deletes outbox rows. */
-  pool: Pool;
-  /** For the relay's own dedicated connection (advisory lock + LISTEN). */
+export interface OutboxRelayOptions extends KafkaSource, TopicSettings, RelayConnectionOptions {
+  /** For the relay's own connection: advisory lock, LISTEN, and every batch's transaction. */
   databaseUrl: string;
   schema: string;
   logger: Logger;
   /** kafkajs clientId when the relay builds its own client from `brokers`. */
   clientId?: string;
-  /** Drain even without a notification this often (default 1000 ms). */
+  /** Drain even without a notification this often (default 1000 ms); also how often an idle leader proves its lock. */
   pollIntervalMs?: number;
-  /** Rows per produce request (default 100). */
+  /** Rows per produce request (default 100); at most this many events are published twice after a lost lock. */
   batchSize?: number;
   /** A standby replica tries to take the lock this often (default 3000 ms). */
   lockRetryMs?: number;
   /** Backoff after a failed publish (default 500 ms doubling to 5000 ms). */
   backoffInitialMs?: number;
   backoffMaxMs?: number;
+  /**
+   * Budget of one batch's produce, connecting the producer included (default 10000 ms).
+   * The batch's transaction is open meanwhile, hence idleInTransactionTimeoutMs > this.
+   */
+  sendTimeoutMs?: number;
   /** Topics to create up front (those met in the outbox are created on first use anyway). */
   topics?: string[];
-  /** Partitions of topics the relay creates (default: broker's num.partitions). */
-  numPartitions?: number;
 }
 
 export interface RelayStats {
-  /** Outbox rows acknowledged by Kafka (and deleted). */
+  /** Outbox rows acknowledged by Kafka and deleted (committed). */
   published: number;
-  /** Produce requests acknowledged. */
+  /** Batches acknowledged and committed. */
   batches: number;
-  /** Failed drain attempts (Kafka or database). */
+  /** Failed publish attempts (Kafka); the same rows are retried. */
   failures: number;
-  /** True while this relay holds the schema's relay lock. */
+  /** True while this relay holds the schema's relay lock (false as soon as its connection fails). */
   leader: boolean;
   /** Times this relay became the leader. */
   leaderships: number;
+  /** Times this relay stopped leading because its lock connection failed or the lock check failed. */
+  lockLost: number;
 }
 
 interface OutboxRow {
@@ -52,26 +63,47 @@ interface OutboxRow {
   payload: Buffer;
 }
 
+/** Kafka did not take the batch (retry the same rows); anything else thrown by a batch means the lock connection is in doubt. */
+class PublishError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PublishError';
+  }
+}
+
 /**
- * Publishes a schema's outbox to Kafka. Exactly one relay per schema is active across
- * replicas: it holds pg_try_advisory_lock(hashtext('<schema>.outbox_relay')) on a
- * dedicated connection, LISTENs on '<schema>_outbox' there, and drains on every
- * notification and every poll interval: rows in id order, produced with an idempotent
- * producer (acks=all, one request in flight), deleted after the ack. A failed publish is
- * retried with backoff on the same rows, in the same order; nothing is skipped.
- * Delivery is at-least-once: consumers deduplicate by event id (EventConsumer).
+ * Publishes a schema's outbox to Kafka. Exactly one relay per schema publishes: it holds
+ * pg_try_advisory_lock(hashtext('<schema>.outbox_relay')) on a dedicated connection,
+ * LISTENs on '<schema>_outbox' there, and drains on every notification and every poll
+ * interval.
+ *
+ * Fencing: every batch runs on that same connection, in one transaction:
+ *   BEGIN → prove the lock (RelayLock.verify: this session, the pid that took it)
+ *   → SELECT … ORDER BY id LIMIT n FOR UPDATE → produce (acks=all, idempotent, one request
+ *   in flight) → DELETE those ids → COMMIT.
+ * If the lock session dies at any point, its transaction aborts and the rows stay for the
+ * next lock holder, which republishes them: duplicates come only from that one
+ * unacknowledged batch, and per-key order holds. A failed publish rolls back and is retried
+ * with backoff on the same rows, in the same order; nothing is skipped. Any database or lock
+ * failure makes the relay step down, close the connection and try to re-acquire. The lock
+ * connection's timeouts (RelayConnectionOptions) keep a dead or half-open connection from
+ * hanging it: during the send no statement runs, so idle_in_transaction_session_timeout is
+ * what bounds the open transaction, and it must exceed sendTimeoutMs. Delivery is
+ * at-least-once: consumers deduplicate by event id (EventConsumer).
  * Order: id order is commit order for writes that lock the same aggregate row, so the
  * events of one aggregate (one message key, one partition) keep their order.
  */
 export class OutboxRelay {
-  readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, leader: false, leaderships: 0 };
+  readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, leader: false, leaderships: 0, lockLost: 0 };
 
   private readonly opts: Required<
-    Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'lockRetryMs' | 'backoffInitialMs' | 'backoffMaxMs'>
+    Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'lockRetryMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'sendTimeoutMs'>
   >;
+  private readonly timeouts: RelayConnectionTimeouts;
   private readonly schema: string;
   private readonly channel: string;
   private readonly lockKey: string;
+  private readonly applicationName: string;
   private readonly kafka: Kafka;
   private readonly log: Logger;
   private readonly wakeup = new Wakeup();
@@ -85,15 +117,18 @@ export class OutboxRelay {
     this.schema = assertIdentifier(options.schema);
     this.channel = outboxChannel(this.schema);
     this.lockKey = `${this.schema}.outbox_relay`;
+    this.applicationName = `${this.schema}-outbox-relay`;
     this.log = options.logger.child({ component: 'outbox-relay', schema: this.schema });
-    this.kafka = kafkaFrom(options, options.clientId ?? `${this.schema}-outbox-relay`, options.logger);
+    this.kafka = kafkaFrom(options, options.clientId ?? this.applicationName, options.logger);
     this.opts = {
       pollIntervalMs: options.pollIntervalMs ?? 1000,
       batchSize: options.batchSize ?? 100,
       lockRetryMs: options.lockRetryMs ?? 3000,
       backoffInitialMs: options.backoffInitialMs ?? 500,
       backoffMaxMs: options.backoffMaxMs ?? 5000,
+      sendTimeoutMs: options.sendTimeoutMs ?? 10000,
     };
+    this.timeouts = relayConnectionTimeouts(options, this.opts.sendTimeoutMs);
   }
 
   /** Starts the relay loop in the background (standby until the lock is free); never throws for Kafka/DB outages. */
@@ -103,7 +138,7 @@ export class OutboxRelay {
     this.loop = this.run().catch((err) => this.log.error({ err }, 'outbox relay loop ended unexpectedly'));
   }
 
-  /** Stops: lets an in-flight drain finish, disconnects the producer, closes the dedicated connection (releasing the lock). */
+  /** Stops: lets an in-flight batch finish, disconnects the producer, closes the dedicated connection (releasing the lock). */
   async stop(): Promise<void> {
     if (!this.loop) return;
     this.abort.abort();
@@ -124,117 +159,184 @@ export class OutboxRelay {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const client = new Client({
-        connectionString: this.options.databaseUrl,
-        application_name: `${this.schema}-outbox-relay`,
-        keepAlive: true,
-        connectionTimeoutMillis: 10000,
-      });
+      const client = new Client(lockConnectionConfig(this.options.databaseUrl, this.applicationName, this.timeouts));
       let lost: Error | undefined;
-      client.on('error', (err) => {
+      const onLost = (err: Error) => {
         lost ??= err;
+        // Not the leader any more from this moment: the server releases the lock with the session.
+        this.stats.leader = false;
         this.wakeup.notify();
-      });
-      client.on('end', () => {
-        lost ??= new Error('relay connection ended');
-        this.wakeup.notify();
-      });
+      };
+      client.on('error', onLost);
+      client.on('end', () => onLost(new Error('relay connection ended')));
       client.on('notification', () => this.wakeup.notify());
+      let led = false;
       try {
         await client.connect();
-        const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
-          this.lockKey,
-        ]);
-        if (rows[0]?.locked) {
+        const lock = new RelayLock(client, this.lockKey);
+        if (await lock.tryAcquire()) {
+          led = true;
           await client.query(`LISTEN ${this.channel}`);
+          if (lost) throw lost;
           this.stats.leader = true;
           this.stats.leaderships++;
-          this.log.info('outbox relay active (holds the relay lock)');
-          await this.lead(client, () => lost);
-          if (lost && !this.stopped) this.log.warn({ err: lost }, 'outbox relay lost its connection; re-acquiring');
+          this.log.info({ backendPid: lock.backendPid }, 'outbox relay active (holds the relay lock)');
+          await this.lead(client, lock, () => lost);
+          if (lost) throw lost;
         } else {
           this.log.debug('outbox relay on standby (another replica holds the lock)');
         }
       } catch (err) {
-        if (!this.stopped) this.log.warn({ err }, 'outbox relay connection failed; retrying');
+        if (!this.stopped) {
+          if (led) {
+            this.stats.lockLost++;
+            this.log.warn({ err }, 'outbox relay lost its lock connection (or the lock); rows of an unfinished batch stay in the outbox; re-acquiring');
+          } else {
+            this.log.warn({ err }, 'outbox relay connection failed; retrying');
+          }
+        }
       } finally {
         if (this.stats.leader) this.log.info('outbox relay released the relay lock');
         this.stats.leader = false;
         client.removeAllListeners('notification');
-        await client.end().catch(() => undefined);
+        await this.close(client);
       }
       if (!this.stopped) await sleep(this.opts.lockRetryMs, this.abort.signal);
     }
   }
 
-  /** While leader: drain now, then on each notification / poll tick, until stopped or the connection is lost. */
-  private async lead(client: Client, lost: () => Error | undefined): Promise<void> {
+  /** Ends the connection (releasing the lock); bounded, and forced when a query hangs on it. */
+  private async close(client: Client): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      client.end().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, this.timeouts.queryTimeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** While leader: drain now, then on each notification / poll tick, until stopped or the connection or the lock is lost (throws). */
+  private async lead(client: Client, lock: RelayLock, lost: () => Error | undefined): Promise<void> {
     this.wakeup.notify();
     while (!this.stopped && !lost()) {
       await this.wakeup.wait(this.opts.pollIntervalMs, this.abort.signal);
       if (this.stopped || lost()) return;
-      // Liveness of the lock connection: a dead one throws here and we re-acquire.
-      await client.query('SELECT 1');
-      await this.drain(lost);
+      await this.drain(client, lock, lost);
     }
   }
 
-  /** Publishes batches until the outbox is empty; on failure backs off and retries the same rows. */
-  private async drain(lost: () => Error | undefined): Promise<void> {
+  /** Publishes batches until the outbox is empty; a Kafka failure backs off and retries the same rows; any other failure throws. */
+  private async drain(client: Client, lock: RelayLock, lost: () => Error | undefined): Promise<void> {
     const backoff = new Backoff(this.opts.backoffInitialMs, this.opts.backoffMaxMs);
     while (!this.stopped && !lost()) {
+      let published: number | 'again';
       try {
-        const n = await this.publishBatch();
-        this.consecutiveFailures = 0;
-        backoff.reset();
-        if (n < this.opts.batchSize) return;
+        published = await this.publishBatch(client, lock);
       } catch (err) {
+        if (!(err instanceof PublishError)) throw err;
         this.stats.failures++;
         this.consecutiveFailures++;
         const delay = backoff.next();
         this.log.warn({ err, attempt: this.consecutiveFailures, retryInMs: delay }, 'outbox publish failed; will retry the same rows');
         // A producer stuck in a bad state (fenced, unknown producer id…) is replaced now and then.
-        const e = err as { retriable?: boolean };
-        if (e.retriable === false || this.consecutiveFailures % 3 === 0) await this.resetProducer();
+        const cause = err.cause as { retriable?: boolean } | undefined;
+        if (cause?.retriable === false || this.consecutiveFailures % 3 === 0) await this.resetProducer();
         await sleep(delay, this.abort.signal);
+        continue;
       }
+      this.consecutiveFailures = 0;
+      backoff.reset();
+      if (published !== 'again' && published < this.opts.batchSize) return;
     }
   }
 
-  private async publishBatch(): Promise<number> {
-    const { rows } = await this.options.pool.query<OutboxRow>(
-      `SELECT id, topic, message_key, event_id, event_type, payload FROM ${this.schema}.outbox ORDER BY id LIMIT $1`,
-      [this.opts.batchSize],
-    );
-    if (!rows.length) return 0;
+  /**
+   * One fenced batch on the lock connection. Returns the rows published (0: the outbox is
+   * empty) or 'again' after creating missing topics outside the transaction.
+   * Throws PublishError when Kafka did not take the batch (rolled back, retry), LockLostError
+   * or a connection error when this relay must stop leading.
+   */
+  private async publishBatch(client: Client, lock: RelayLock): Promise<number | 'again'> {
+    await client.query('BEGIN');
+    let open = true;
+    try {
+      await lock.verify();
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, topic, message_key, event_id, event_type, payload FROM ${this.schema}.outbox ORDER BY id LIMIT $1 FOR UPDATE`,
+        [this.opts.batchSize],
+      );
+      const byTopic = groupByTopic(rows);
+      const missing = [...new Set([...(this.options.topics ?? []), ...byTopic.keys()])].filter((t) => !this.ensuredTopics.has(t));
+      if (!rows.length || missing.length) {
+        await client.query('COMMIT');
+        open = false;
+        if (!missing.length) return 0;
+        // Creating topics can take long while Kafka is slow: never with the transaction open.
+        await this.createTopics(missing);
+        return 'again';
+      }
 
-    const byTopic = new Map<string, Message[]>();
-    for (const row of rows) {
-      let messages = byTopic.get(row.topic);
-      if (!messages) byTopic.set(row.topic, (messages = []));
-      messages.push({
-        key: row.message_key,
-        value: row.payload,
-        headers: { event_type: row.event_type, event_id: row.event_id, 'content-type': 'application/x-protobuf' },
-      });
+      await this.send(byTopic);
+      await client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      await client.query('COMMIT');
+      open = false;
+
+      this.stats.published += rows.length;
+      this.stats.batches++;
+      for (const [topic, messages] of byTopic) eventsCounter.inc({ stage: 'published', topic }, messages.length);
+      this.log.debug({ count: rows.length, firstId: rows[0].id, lastId: rows[rows.length - 1].id }, 'published outbox batch');
+      return rows.length;
+    } catch (err) {
+      // Only a Kafka failure keeps the connection (roll back, retry). Anything else makes the
+      // relay step down; closing the connection aborts the transaction without waiting on it.
+      if (open && err instanceof PublishError) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackErr) {
+          throw new LockLostError(`rollback failed (${errorText(rollbackErr)}) after: ${errorText(err)}`);
+        }
+      }
+      throw err;
     }
-    const missing = [...new Set([...(this.options.topics ?? []), ...byTopic.keys()])].filter((t) => !this.ensuredTopics.has(t));
-    if (missing.length) {
-      await ensureTopics(this.kafka, missing, { numPartitions: this.options.numPartitions });
-      missing.forEach((t) => this.ensuredTopics.add(t));
+  }
+
+  private async createTopics(topics: string[]): Promise<void> {
+    const { numPartitions, replicationFactor, minInsyncReplicas } = this.options;
+    try {
+      await ensureTopics(this.kafka, topics, { numPartitions, replicationFactor, minInsyncReplicas });
+    } catch (err) {
+      throw new PublishError(`could not create topics ${topics.join(', ')}: ${errorText(err)}`, { cause: err });
     }
+    topics.forEach((t) => this.ensuredTopics.add(t));
+  }
 
-    const producer = await this.getProducer();
-    const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-    // One topic-partition's messages travel in one request, in id order; maxInFlightRequests 1 keeps requests ordered.
-    await producer.sendBatch({ topicMessages, acks: -1 });
-
-    await this.options.pool.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
-    this.stats.published += rows.length;
-    this.stats.batches++;
-    for (const [topic, messages] of byTopic) eventsCounter.inc({ stage: 'published', topic }, messages.length);
-    this.log.debug({ count: rows.length, firstId: rows[0].id, lastId: rows[rows.length - 1].id }, 'published outbox batch');
-    return rows.length;
+  /** Produces the batch within sendTimeoutMs; a late producer is discarded so that it cannot send the batch after we gave up. */
+  private async send(byTopic: Map<string, Message[]>): Promise<void> {
+    const ms = this.opts.sendTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        void this.resetProducer();
+        reject(new PublishError(`Kafka did not acknowledge the batch within ${ms} ms`));
+      }, ms);
+    });
+    const attempt = (async () => {
+      const producer = await this.getProducer();
+      if (timedOut) return;
+      const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+      // One topic-partition's messages travel in one request, in id order; maxInFlightRequests 1 keeps requests ordered.
+      await producer.sendBatch({ topicMessages, acks: -1, timeout: ms });
+    })();
+    try {
+      await Promise.race([attempt, deadline]);
+    } catch (err) {
+      attempt.catch(() => undefined);
+      throw err instanceof PublishError ? err : new PublishError(`produce failed: ${errorText(err)}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async getProducer(): Promise<Producer> {
@@ -260,4 +362,22 @@ export class OutboxRelay {
     this.producer = undefined;
     if (producer) await producer.disconnect().catch(() => undefined);
   }
+}
+
+function groupByTopic(rows: OutboxRow[]): Map<string, Message[]> {
+  const byTopic = new Map<string, Message[]>();
+  for (const row of rows) {
+    let messages = byTopic.get(row.topic);
+    if (!messages) byTopic.set(row.topic, (messages = []));
+    messages.push({
+      key: row.message_key,
+      value: row.payload,
+      headers: { event_type: row.event_type, event_id: row.event_id, 'content-type': 'application/x-protobuf' },
+    });
+  }
+  return byTopic;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -62,13 +62,14 @@ it('applies an envelope delivered twice exactly once', async () => {
   expect(await count(h.pool, 'SELECT 1 FROM effects WHERE event_id = $1', [env.eventId])).toBe(1);
   expect(await count(h.pool, 'SELECT 1 FROM processed_events WHERE event_id = $1', [env.eventId])).toBe(1);
   expect(await count(h.pool, 'SELECT 1 FROM processed_events')).toBe(2);
-  expect(consumer.stats).toMatchObject({ processed: 2, duplicates: 1, invalid: 0 });
+  expect(consumer.stats).toMatchObject({ processed: 2, duplicates: 1, deadLettered: 0 });
 });
 
-it('skips a message that is not an event envelope without blocking the partition', async () => {
+it('dead-letters a message that is not an event envelope without blocking the partition', async () => {
   await producer.send({ topic: h.topic, messages: [{ key: 'junk', value: Buffer.from('definitely not protobuf \xff\xff') }] });
   const marker = envelopeFor(12);
   await producer.send({ topic: h.topic, messages: [{ key: marker.aggregateKey, value: encodeEnvelope(marker) }] });
   await eventually(async () => (await count(h.pool, 'SELECT 1 FROM effects WHERE event_id = $1', [marker.eventId])) === 1, 30000);
-  expect(consumer.stats.invalid).toBe(1);
+  expect(consumer.stats.deadLettered).toBe(1);
+  expect(await count(h.pool, 'SELECT 1 FROM processed_events')).toBe(3);
 });

@@ -10,7 +10,6 @@ const relays: OutboxRelay[] = [];
 
 function newRelay(): OutboxRelay {
   const r = new OutboxRelay({
-    pool: h.pool,
     databaseUrl: h.databaseUrl,
     schema: h.schema,
     kafka: h.kafka,

@@ -61,7 +61,6 @@ beforeAll(async () => {
   }
   h = await setUpHarness('kr', `CREATE TABLE effects (id bigserial PRIMARY KEY, event_id uuid NOT NULL UNIQUE, seq int NOT NULL);`);
   relay = new OutboxRelay({
-    pool: h.pool,
     databaseUrl: h.databaseUrl,
     schema: h.schema,
     kafka: h.kafka,

@@ -1,0 +1,93 @@
+import type { IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
+
+/** The dead-letter topic of `topic`: "<topic>.dlq". */
+export function dlqTopicFor(topic: string): string {
+  return `${topic}.dlq`;
+}
+
+/** Headers a dead-lettered message carries besides the original message's own headers. */
+export const DLQ_HEADERS = Object.freeze({
+  /** Why the message could not be consumed (the decoding error's message). */
+  error: 'dlq-error',
+  originalTopic: 'dlq-original-topic',
+  originalPartition: 'dlq-original-partition',
+  originalOffset: 'dlq-original-offset',
+  consumerGroup: 'dlq-consumer-group',
+  /** The EventConsumer's consumerName. */
+  consumer: 'dlq-consumer',
+});
+
+const MAX_ERROR_LENGTH = 2000;
+
+export interface DeadLetterInput {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
+  error: unknown;
+  groupId: string;
+  consumerName: string;
+}
+
+/** The DLQ record of a message: same key, the original bytes as value, original headers plus DLQ_HEADERS. */
+export function deadLetterMessage(input: DeadLetterInput): Message {
+  const { message } = input;
+  const error = input.error instanceof Error ? input.error.message : String(input.error);
+  const headers: IHeaders = {
+    ...message.headers,
+    [DLQ_HEADERS.error]: error.slice(0, MAX_ERROR_LENGTH),
+    [DLQ_HEADERS.originalTopic]: input.topic,
+    [DLQ_HEADERS.originalPartition]: String(input.partition),
+    [DLQ_HEADERS.originalOffset]: message.offset,
+    [DLQ_HEADERS.consumerGroup]: input.groupId,
+    [DLQ_HEADERS.consumer]: input.consumerName,
+  };
+  return { key: message.key, value: message.value, headers };
+}
+
+/**
+ * Produces undecodable messages to their topic's DLQ with acks=all (idempotent, one
+ * request in flight). A failed send throws; the caller retries it and does not let
+ * the offset move on until it succeeded.
+ */
+export class DeadLetterPublisher {
+  private producer: Producer | undefined;
+
+  constructor(private readonly kafka: Kafka) {}
+
+  async publish(input: DeadLetterInput): Promise<string> {
+    const topic = dlqTopicFor(input.topic);
+    const producer = await this.getProducer();
+    try {
+      await producer.send({ topic, messages: [deadLetterMessage(input)], acks: -1 });
+    } catch (err) {
+      // Start the next attempt from a fresh producer (no state left from a half-done request).
+      await this.close();
+      throw err;
+    }
+    return topic;
+  }
+
+  async close(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    if (producer) await producer.disconnect().catch(() => undefined);
+  }
+
+  private async getProducer(): Promise<Producer> {
+    if (this.producer) return this.producer;
+    const producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      // Bounded: the consumer's own backoff loop retries (and heartbeats) between attempts.
+      retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1000 },
+    });
+    try {
+      await producer.connect();
+    } catch (err) {
+      await producer.disconnect().catch(() => undefined);
+      throw err;
+    }
+    this.producer = producer;
+    return producer;
+  }
+}

@@ -1,0 +1,67 @@
+// A TCP proxy that can turn its open connections into black holes: bytes are dropped in
+// both directions and neither side is closed, as a half-open connection (a peer gone
+// without FIN/RST, a partition) looks to both ends. New connections still pass.
+import net from 'node:net';
+
+interface Pair {
+  client: net.Socket;
+  server: net.Socket;
+  frozen: boolean;
+}
+
+export class TcpProxy {
+  private readonly pairs = new Set<Pair>();
+
+  private constructor(
+    private readonly server: net.Server,
+    readonly port: number,
+  ) {}
+
+  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+    let proxy!: TcpProxy;
+    const server = net.createServer((client) => proxy.accept(client, targetHost, targetPort));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    proxy = new TcpProxy(server, (server.address() as net.AddressInfo).port);
+    return proxy;
+  }
+
+  /** Black-holes every connection open now. */
+  freeze(): number {
+    let n = 0;
+    for (const p of this.pairs) if (!p.frozen) (p.frozen = true), n++;
+    return n;
+  }
+
+  /** `url` with its host:port replaced by the proxy's. */
+  url(url: string): string {
+    const u = new URL(url);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString();
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.pairs) p.client.destroy(), p.server.destroy();
+    this.pairs.clear();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: net.Socket, host: string, port: number): void {
+    const server = net.connect(port, host);
+    const pair: Pair = { client, server, frozen: false };
+    this.pairs.add(pair);
+    client.on('data', (d) => pair.frozen || server.write(d));
+    server.on('data', (d) => pair.frozen || client.write(d));
+    // A frozen pair never tells one side that the other went away.
+    const closeBoth = () => {
+      if (pair.frozen) return;
+      client.destroy();
+      server.destroy();
+      this.pairs.delete(pair);
+    };
+    for (const s of [client, server]) {
+      s.on('error', () => undefined);
+      s.on('close', closeBoth);
+    }
+  }
+}
