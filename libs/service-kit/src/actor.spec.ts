@@ -1,44 +1,52 @@
 import { ActorVerificationError, signActor, verifyActor, type Actor } from './actor';
 
 const SECRET = 'test-secret-of-sufficient-length';
+const GET = '/gitlab.projects.v1.ProjectsService/GetProject';
+const CREATE = '/gitlab.projects.v1.ProjectsService/CreateProject';
 const alice: Actor = { kind: 'user', id: 42, username: 'alice', admin: false, scopes: ['api'] };
 
 describe('signed actor', () => {
   it('round-trips a signed actor', () => {
-    const { payload, signature } = signActor(alice, SECRET);
-    expect(verifyActor(payload, signature, SECRET)).toEqual(alice);
+    const { payload, signature } = signActor(alice, SECRET, GET);
+    expect(verifyActor(payload, signature, SECRET, GET)).toEqual(alice);
   });
 
   it('rejects a missing signature or payload', () => {
-    const { payload } = signActor(alice, SECRET);
-    expect(() => verifyActor(payload, undefined, SECRET)).toThrow(ActorVerificationError);
-    expect(() => verifyActor(undefined, 'sig', SECRET)).toThrow(/missing actor metadata/);
+    const { payload } = signActor(alice, SECRET, GET);
+    expect(() => verifyActor(payload, undefined, SECRET, GET)).toThrow(ActorVerificationError);
+    expect(() => verifyActor(undefined, 'sig', SECRET, GET)).toThrow(/missing actor metadata/);
   });
 
   it('rejects a tampered payload (e.g. self-promotion to admin)', () => {
-    const { payload, signature } = signActor(alice, SECRET);
+    const { payload, signature } = signActor(alice, SECRET, GET);
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = Buffer.from(JSON.stringify({ ...decoded, admin: true })).toString('base64url');
-    expect(() => verifyActor(forged, signature, SECRET)).toThrow(/bad signature/);
+    expect(() => verifyActor(forged, signature, SECRET, GET)).toThrow(/bad signature/);
+  });
+
+  it('rejects a signed actor replayed against another gRPC method', () => {
+    const { payload, signature } = signActor(alice, SECRET, GET);
+    expect(() => verifyActor(payload, signature, SECRET, CREATE)).toThrow(/bad signature/);
+    expect(verifyActor(payload, signature, SECRET, GET).id).toBe(42);
   });
 
   it('rejects a signature made with another secret', () => {
-    const { payload, signature } = signActor(alice, 'another-secret-entirely-0000');
-    expect(() => verifyActor(payload, signature, SECRET)).toThrow(/bad signature/);
+    const { payload, signature } = signActor(alice, 'another-secret-entirely-0000', GET);
+    expect(() => verifyActor(payload, signature, SECRET, GET)).toThrow(/bad signature/);
   });
 
   it('rejects an actor signed too long ago (replay)', () => {
     const now = Date.now();
-    const { payload, signature } = signActor(alice, SECRET, now - 301_000);
-    expect(() => verifyActor(payload, signature, SECRET, 300, now)).toThrow(/expired/);
-    const fresh = signActor(alice, SECRET, now - 299_000);
-    expect(verifyActor(fresh.payload, fresh.signature, SECRET, 300, now).id).toBe(42);
+    const { payload, signature } = signActor(alice, SECRET, GET, now - 301_000);
+    expect(() => verifyActor(payload, signature, SECRET, GET, 300, now)).toThrow(/expired/);
+    const fresh = signActor(alice, SECRET, GET, now - 299_000);
+    expect(verifyActor(fresh.payload, fresh.signature, SECRET, GET, 300, now).id).toBe(42);
   });
 
   it('never lets a non-boolean admin through', () => {
     const payload = Buffer.from(JSON.stringify({ ...alice, admin: 'yes', iat: Math.floor(Date.now() / 1000) })).toString('base64url');
     const { createHmac } = jest.requireActual('node:crypto') as typeof import('node:crypto');
-    const signature = createHmac('sha256', SECRET).update(payload).digest('base64url');
-    expect(verifyActor(payload, signature, SECRET).admin).toBe(false);
+    const signature = createHmac('sha256', SECRET).update(`${GET}\n${payload}`).digest('base64url');
+    expect(verifyActor(payload, signature, SECRET, GET).admin).toBe(false);
   });
 });

@@ -28,26 +28,31 @@ export class ActorVerificationError extends Error {
   }
 }
 
-function mac(secret: string, payload: string): string {
-  return createHmac('sha256', secret).update(payload).digest('base64url');
+/**
+ * The MAC covers the gRPC method (its full path, e.g. `/gitlab.projects.v1.ProjectsService/GetProject`) as well as
+ * the payload, so a captured actor header cannot be replayed against another method.
+ */
+function mac(secret: string, method: string, payload: string): string {
+  return createHmac('sha256', secret).update(method).update('\n').update(payload).digest('base64url');
 }
 
-/** Encodes an actor with its issue time and signs it (HMAC-SHA256). */
-export function signActor(actor: Actor, secret: string, now = Date.now()): { payload: string; signature: string } {
+/** Encodes an actor with its issue time and signs it (HMAC-SHA256) for one gRPC method. */
+export function signActor(actor: Actor, secret: string, method: string, now = Date.now()): { payload: string; signature: string } {
   const payload = Buffer.from(JSON.stringify({ ...actor, iat: Math.floor(now / 1000) })).toString('base64url');
-  return { payload, signature: mac(secret, payload) };
+  return { payload, signature: mac(secret, method, payload) };
 }
 
-/** Checks the signature and the age of a signed actor; throws ActorVerificationError otherwise. */
+/** Checks the signature (for `method`) and the age of a signed actor; throws ActorVerificationError otherwise. */
 export function verifyActor(
   payload: string | undefined,
   signature: string | undefined,
   secret: string,
+  method: string,
   maxAgeSeconds = 300,
   now = Date.now(),
 ): Actor {
   if (!payload || !signature) throw new ActorVerificationError('missing actor metadata');
-  const expected = Buffer.from(mac(secret, payload));
+  const expected = Buffer.from(mac(secret, method, payload));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     throw new ActorVerificationError('bad signature');

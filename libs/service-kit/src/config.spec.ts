@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonServiceEnv, ConfigError, env, loadConfig } from './config';
+import { commonServiceEnv, ConfigError, DEV_ACTOR_SECRET, env, loadConfig } from './config';
 
 const schema = z.object({
   ...commonServiceEnv,
@@ -11,20 +11,21 @@ const schema = z.object({
 });
 
 describe('loadConfig', () => {
+  const dev = { NODE_ENV: 'test' };
   it('applies defaults and coerces types', () => {
-    const c = loadConfig(schema, { DATABASE_URL: 'postgres://a:b@h:5432/d' });
+    const c = loadConfig(schema, { ...dev, DATABASE_URL: 'postgres://a:b@h:5432/d' });
     expect(c).toMatchObject({ GRPC_PORT: 50051, KAFKA_BROKERS: ['127.0.0.1:9092'], DB_SCHEMA: 'identity', FEATURE_ON: false, LOG_LEVEL: 'info' });
   });
 
   it('parses lists, ports and booleans from strings', () => {
-    const c = loadConfig(schema, { DATABASE_URL: 'postgres://h/d', GRPC_PORT: '6000', KAFKA_BROKERS: 'a:1, b:2,', FEATURE_ON: 'yes' });
+    const c = loadConfig(schema, { ...dev, DATABASE_URL: 'postgres://h/d', GRPC_PORT: '6000', KAFKA_BROKERS: 'a:1, b:2,', FEATURE_ON: 'yes' });
     expect(c.GRPC_PORT).toBe(6000);
     expect(c.KAFKA_BROKERS).toEqual(['a:1', 'b:2']);
     expect(c.FEATURE_ON).toBe(true);
   });
 
   it('treats an empty variable as unset', () => {
-    expect(loadConfig(schema, { DATABASE_URL: 'postgres://h/d', GRPC_PORT: '' }).GRPC_PORT).toBe(50051);
+    expect(loadConfig(schema, { ...dev, DATABASE_URL: 'postgres://h/d', GRPC_PORT: '' }).GRPC_PORT).toBe(50051);
   });
 
   it('names every bad variable and what it got', () => {
@@ -42,6 +43,20 @@ describe('loadConfig', () => {
     expect(issues.find((i) => i.startsWith('LOG_LEVEL:'))).toContain('"loud"');
     expect(issues.find((i) => i.startsWith('ACTOR_SECRET:'))).toContain('at least 16 characters');
     expect((error as Error).message).toMatch(/^Invalid configuration:\n {2}- /);
+  });
+
+  it('refuses the built-in ACTOR_SECRET unless NODE_ENV is development or test, naming the variable', () => {
+    for (const nodeEnv of [undefined, 'production', 'staging']) {
+      expect(() => loadConfig(schema, { DATABASE_URL: 'postgres://h/d', NODE_ENV: nodeEnv })).toThrow(
+        /ACTOR_SECRET: the built-in development secret is refused when NODE_ENV is/,
+      );
+      expect(() => loadConfig(schema, { DATABASE_URL: 'postgres://h/d', NODE_ENV: nodeEnv, ACTOR_SECRET: DEV_ACTOR_SECRET })).toThrow(ConfigError);
+      const own = loadConfig(schema, { DATABASE_URL: 'postgres://h/d', NODE_ENV: nodeEnv, ACTOR_SECRET: 'a-real-secret-of-32-characters!!' });
+      expect(own.ACTOR_SECRET).toBe('a-real-secret-of-32-characters!!');
+    }
+    for (const nodeEnv of ['development', 'test']) {
+      expect(loadConfig(schema, { DATABASE_URL: 'postgres://h/d', NODE_ENV: nodeEnv }).ACTOR_SECRET).toBe(DEV_ACTOR_SECRET);
+    }
   });
 
   it('rejects a port out of range', () => {

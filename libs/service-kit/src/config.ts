@@ -19,6 +19,10 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
     input[key] = raw === '' ? undefined : raw;
   }
   const result = schema.safeParse(input);
+  if (result.success) {
+    const unsafe = unsafeDefaults(result.data as Record<string, unknown>);
+    if (unsafe.length) throw new ConfigError(unsafe);
+  }
   if (!result.success) {
     throw new ConfigError(
       result.error.issues.map((issue) => {
@@ -29,6 +33,24 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
     );
   }
   return result.data;
+}
+
+/**
+ * The built-in ACTOR_SECRET: lets `npm start` and `npm test` run with no configuration. Anyone who knows
+ * it can forge callers between services, so a process refuses it unless NODE_ENV says development or test.
+ */
+export const DEV_ACTOR_SECRET = 'local-dev-actor-secret-change-me';
+const DEV_ENVIRONMENTS = new Set(['development', 'test']);
+
+/** Defaults that are only safe on a developer's machine, used where NODE_ENV is not development/test. */
+function unsafeDefaults(config: Record<string, unknown>): string[] {
+  if (config.ACTOR_SECRET !== DEV_ACTOR_SECRET) return [];
+  const nodeEnv = typeof config.NODE_ENV === 'string' ? config.NODE_ENV : undefined;
+  if (nodeEnv && DEV_ENVIRONMENTS.has(nodeEnv)) return [];
+  return [
+    `ACTOR_SECRET: the built-in development secret is refused when NODE_ENV is ${nodeEnv ? JSON.stringify(nodeEnv) : 'unset'}; ` +
+      'set ACTOR_SECRET (at least 16 characters, the same in the gateway and every service), or NODE_ENV=development for local use',
+  ];
 }
 
 /** Reusable field schemas for environment variables. */
@@ -63,7 +85,9 @@ export const env = {
 export const commonServiceEnv = {
   LOG_LEVEL: env.logLevel(),
   /** Shared secret that signs the actor metadata between the gateway and the services. */
-  ACTOR_SECRET: z.string().min(16, 'must be at least 16 characters').default('local-dev-actor-secret-change-me'),
+  ACTOR_SECRET: z.string().min(16, 'must be at least 16 characters').default(DEV_ACTOR_SECRET),
+  /** `development` / `test` allow the built-in ACTOR_SECRET; anything else (e.g. `production`, unset) refuses it. */
+  NODE_ENV: z.string().optional(),
   METRICS_PORT: env.port(0),
   SHUTDOWN_TIMEOUT_MS: env.int(10000, 0, 120000),
 };

@@ -34,7 +34,10 @@ export type PromiseClient<C> = {
   [K in keyof C as K extends keyof Client ? never : C[K] extends (...args: never[]) => ClientUnaryCall ? K : never]: Promisified<C[K]>;
 };
 
-type ClientCtor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C;
+type ClientCtor<C> = (new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C) & {
+  /** The service definition generated clients carry (method name → { path, ... }). */
+  service?: Record<string, { path: string }>;
+};
 
 /**
  * Creates a client for a generated service with deadlines, the signed actor and the
@@ -56,6 +59,8 @@ export function createGrpcClient<C extends Client>(
   for (const name of Object.keys(proto)) {
     const fn = proto[name];
     if (typeof fn !== 'function' || name === 'constructor') continue;
+    const path = Ctor.service?.[name]?.path;
+    if (!path) continue; // not an RPC (e.g. a method of grpc's Client)
     wrapper[name] = (request: unknown, callOpts: ClientCallOptions = {}) =>
       new Promise((resolve, reject) => {
         const ctx = currentContext();
@@ -65,7 +70,7 @@ export function createGrpcClient<C extends Client>(
           return;
         }
         const md = new Metadata();
-        const signed = signActor(actor, opts.actorSecret);
+        const signed = signActor(actor, opts.actorSecret, path);
         md.set(ACTOR_HEADER, signed.payload);
         md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
         md.set(REQUEST_ID_HEADER, callOpts.requestId ?? ctx?.requestId ?? randomUUID());

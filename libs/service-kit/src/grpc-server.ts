@@ -60,6 +60,7 @@ export function bindService<S>(
           firstString(call.metadata, ACTOR_HEADER),
           firstString(call.metadata, ACTOR_SIGNATURE_HEADER),
           opts.actorSecret,
+          method.path,
         );
       } catch (err) {
         const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';

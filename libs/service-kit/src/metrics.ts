@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { onShutdown } from './shutdown';
+import { closeHttpServer, onShutdown } from './shutdown';
 
 export const registry = new Registry();
 let defaultsCollected = false;
@@ -24,7 +24,7 @@ export const grpcServerHandled = new Histogram({
 
 export const eventsCounter = new Counter({
   name: 'domain_events_total',
-  help: 'Domain events by stage (outboxed, published, consumed, duplicate, failed)',
+  help: 'Domain events by stage (outboxed, published, consumed, duplicate, skipped, failed, dead_lettered, dead_letter_failed)',
   labelNames: ['stage', 'topic'],
   registers: [registry],
 });
@@ -42,6 +42,6 @@ export async function startMetricsServer(port: number, host = '0.0.0.0'): Promis
     }
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  onShutdown('metrics', () => new Promise<void>((resolve) => server.close(() => resolve())));
+  onShutdown('metrics', () => closeHttpServer(server, 1000));
   return server;
 }

@@ -68,6 +68,26 @@ describe('gRPC bootstrap', () => {
     raw.close();
   });
 
+  it('refuses a valid actor header captured from one method and replayed against another', async () => {
+    const { signActor } = await import('@glp/service-kit');
+    const raw = new identityV1.IdentityServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    const signedFor = (method: string) => {
+      const md = new Metadata();
+      const { payload, signature } = signActor({ ...alice, admin: true }, SECRET, method);
+      md.set('x-glp-actor', payload);
+      md.set('x-glp-actor-sig', signature);
+      return md;
+    };
+    const getUser = (md: Metadata) =>
+      new Promise<ServiceError | null>((resolve) => raw.getUser({ selector: { $case: 'id', value: 1 } }, md, (err) => resolve(err)));
+    // Captured from a GetNamespace call: same secret, fresh, but for another method.
+    const replayed = await getUser(signedFor('/gitlab.identity.v1.IdentityService/GetNamespace'));
+    expect(replayed?.code).toBe(status.UNAUTHENTICATED);
+    expect(replayed?.details).toBe('actor rejected: bad signature');
+    expect(await getUser(signedFor('/gitlab.identity.v1.IdentityService/GetUser'))).toBeNull();
+    raw.close();
+  });
+
   it('maps domain errors across the wire and hides internal ones', async () => {
     const c = client();
     await expect(c.getUser({ selector: { $case: 'id', value: 404 } }, { actor: alice })).rejects.toMatchObject({ kind: 'not_found', message: 'User' });
