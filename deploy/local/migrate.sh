@@ -2,6 +2,7 @@
 # npm run migrate: apply every service's migrations (local infrastructure unless DATABASE_URL is set), then exit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+export NODE_ENV=${NODE_ENV:-development}   # allows the built-in ACTOR_SECRET, as npm start does
 if [ -z "${DATABASE_URL:-}" ]; then
   while IFS='=' read -r key value; do [ -n "$key" ] && [ -z "${!key:-}" ] && export "$key=$value"; done < <(bash deploy/local/infra.sh up pg)
 fi

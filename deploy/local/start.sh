@@ -23,7 +23,10 @@ done < <(bash deploy/local/infra.sh up)
 log "building"
 npx nx run-many -t build --outputStyle=static >/dev/null 2>"$ROOT/.nx-build.log" || { cat "$ROOT/.nx-build.log" >&2; exit 1; }
 
-# 4. Services.
+# 4. Services. NODE_ENV=development allows the built-in ACTOR_SECRET (services refuse it otherwise).
+export NODE_ENV=${NODE_ENV:-development}
+# The gateway echoes INSTANCE_ID on /-/readiness: "ready" below means OUR gateway answers, not any process on the port.
+export INSTANCE_ID=${INSTANCE_ID:-start-$$-$RANDOM}
 export DATA_DIR=${DATA_DIR:-$ROOT/.data}
 export PORT=${PORT:-8080}
 export IDENTITY_GRPC_ADDR=${IDENTITY_GRPC_ADDR:-127.0.0.1:50051} PROJECTS_GRPC_ADDR=${PROJECTS_GRPC_ADDR:-127.0.0.1:50052}
@@ -44,19 +47,16 @@ trap stop_all INT TERM EXIT
 for entry in "${SERVICES[@]}"; do
   name=${entry%% *} main=${entry#* }
   case $name in identity) export GRPC_PORT=${IDENTITY_GRPC_ADDR##*:} ;; projects) export GRPC_PORT=${PROJECTS_GRPC_ADDR##*:} ;; esac
-  # Each service's output, line by line, prefixed with its name. exec: the pid is node's.
-  node "$main" > >(sed -u "s/^/[$name] /") 2>&1 &
+  # Each service's output, line by line, prefixed with its name. The prefixer reads in blocks, writes per line,
+  # and ignores Ctrl-C/TERM: it ends when its service closes the pipe, so shutdown lines are kept and a service
+  # never writes into a pipe without a reader. The pid in $! is node's.
+  node "$main" > >(trap '' INT TERM; exec awk -v p="[$name] " '{ print p $0; fflush() }') 2>&1 &
   pids+=($!)
 done
 unset GRPC_PORT
 
 url="http://127.0.0.1:$PORT"
-for _ in $(seq 600); do
-  if curl -fsS "$url/-/readiness" >/dev/null 2>&1; then break; fi
-  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { log "a service exited during start-up (see its log above)"; exit 1; }; done
-  sleep 0.1
-done
-curl -fsS "$url/-/readiness" >/dev/null || { log "gateway not ready after 60 s"; exit 1; }
+bash deploy/local/wait-for-gateway.sh "$url" "$INSTANCE_ID" 60 "${pids[@]}" || exit 1
 elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
 if [ -n "${GITLAB_ROOT_TOKEN:-}" ]; then token_hint="the GITLAB_ROOT_TOKEN you set"; else token_hint="$DATA_DIR/root-token (cat it)"; fi
 cat >&2 <<MSG

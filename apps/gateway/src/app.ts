@@ -1,17 +1,19 @@
 import express, { type Express, type Request } from 'express';
 import type { Redis } from 'ioredis';
-import { pinoHttp } from 'pino-http';
-import type { Logger } from '@glp/service-kit';
+import type { Level } from 'pino';
+import { systemActor, type Logger } from '@glp/service-kit';
 import { TokenAuthenticator } from './auth/token-authenticator';
 import type { Services } from './clients';
 import { errorHandler, HttpError } from './http/errors';
+import { accessLog } from './http/access-log';
 import type { ReadinessProbe } from './http/readiness';
 import { registerRoutes } from './http/register-routes';
+import { bodyParams } from './http/body-params';
+import { rejectMalformedRequests } from './http/reject-malformed';
+import { sendJson } from './http/respond';
 import { apiHeaders, requestContext } from './http/request-context';
 import { urlBuilder } from './presenters/urls';
-import { metaRoutes } from './routes/meta-routes';
-import { projectRoutes } from './routes/project-routes';
-import { userRoutes } from './routes/user-routes';
+import { apiRoutes } from './routes';
 
 export interface GatewayDeps {
   services: Services;
@@ -20,6 +22,11 @@ export interface GatewayDeps {
   logger: Logger;
   externalUrl?: string;
   authCacheTtlSeconds: number;
+  /** In-process token cache: usable tokens, and (shorter) unusable ones. */
+  authLocalTtlMs: number;
+  authNegativeTtlMs: number;
+  /** Level of the one-line access log (a level below LOG_LEVEL turns it off). */
+  accessLogLevel: Level;
   bodyLimit: string;
   trustProxy: number;
   version: string;
@@ -36,27 +43,43 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('json spaces', 0);
 
   app.use(requestContext);
-  app.use(pinoHttp({ logger: deps.logger, genReqId: (req) => (req as Request & { id?: string }).id ?? '', autoLogging: { ignore: (req) => req.url?.startsWith('/-/') ?? false } }));
+  app.use(accessLog(deps.logger, deps.accessLogLevel));
+  // GitLab's HandleMalformedStrings: NUL bytes / non-UTF-8 in the path, query or credentials → 400 before any route.
+  app.use(rejectMalformedRequests);
 
   app.get(['/-/health', '/-/liveness'], (_req, res) => {
     res.type('text/plain').send('GitLab OK');
   });
   app.get('/-/readiness', async (_req, res) => {
-    const checks = await deps.readiness.check();
-    const ok = Object.values(checks).every((v) => v === 'ok');
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'failed', checks });
+    const { ready, body } = await deps.readiness.check();
+    sendJson(res, ready ? 200 : 503, body);
   });
 
   const api = express.Router();
   api.use(apiHeaders);
-  api.use(express.json({ limit: deps.bodyLimit, type: ['application/json', 'application/*+json'] }));
-  api.use(express.urlencoded({ extended: true, limit: deps.bodyLimit, parameterLimit: 10000 }));
-  const authenticator = new TokenAuthenticator(deps.services.identity, deps.redis, deps.authCacheTtlSeconds, deps.logger);
+  api.use(bodyParams(deps.bodyLimit));
+  const authenticator = new TokenAuthenticator({
+    identity: deps.services.identity, redis: deps.redis, redisTtlSeconds: deps.authCacheTtlSeconds,
+    localTtlMs: deps.authLocalTtlMs, negativeTtlMs: deps.authNegativeTtlMs, logger: deps.logger,
+  });
+  const gatewayActor = systemActor('gateway');
+  const findUser = async (identifier: string) => {
+    const selector = /^\d+$/.test(identifier)
+      ? { $case: 'id' as const, value: Number(identifier) }
+      : { $case: 'username' as const, value: identifier };
+    if (selector.$case === 'id' && !Number.isSafeInteger(selector.value)) return undefined;
+    try {
+      return (await deps.services.identity.getUser({ selector }, { actor: gatewayActor })).user;
+    } catch (err) {
+      if ((err as { kind?: string }).kind === 'not_found') return undefined;
+      throw err;
+    }
+  };
   const configured = deps.externalUrl ? urlBuilder(deps.externalUrl) : undefined;
   const urlsFor = (req: Request) => configured ?? urlBuilder(`${req.protocol}://${req.get('host') ?? 'localhost'}`);
-  registerRoutes(api, [...metaRoutes(deps.version, deps.revision), ...userRoutes, ...projectRoutes], {
+  registerRoutes(api, apiRoutes(deps.version, deps.revision), {
     services: deps.services,
-    authenticator,
+    auth: { authenticator, findUser },
     urlsFor,
   });
   // Grape's catch-all for unknown API routes.

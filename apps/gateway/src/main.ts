@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
-import { createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer } from '@glp/service-kit';
+import {
+  closeHttpServer, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer,
+} from '@glp/service-kit';
 import { createApp } from './app';
+import { RedisHealth } from './cache/redis-health';
 import { createServices } from './clients';
 import { loadGatewayConfig } from './config';
 import { ReadinessProbe } from './http/readiness';
@@ -12,14 +15,21 @@ async function main(): Promise<void> {
   initMetrics('gateway');
   const redis = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', (err) => logger.debug({ err }, 'redis error'));
+  const redisHealth = new RedisHealth(redis, logger);
   onShutdown('redis', async () => void redis.disconnect());
   const services = createServices(config);
   onShutdown('grpc clients', () => services.close());
-  const readiness = new ReadinessProbe({ identity: config.IDENTITY_GRPC_ADDR, projects: config.PROJECTS_GRPC_ADDR }, redis);
+  const readiness = new ReadinessProbe(
+    { identity: config.IDENTITY_GRPC_ADDR, projects: config.PROJECTS_GRPC_ADDR },
+    { redis: () => redisHealth.status() },
+    config.INSTANCE_ID,
+  );
   onShutdown('readiness', () => readiness.close());
 
   const app = createApp({
-    services, redis, readiness, logger, externalUrl: config.EXTERNAL_URL, authCacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS,
+    services, redis, readiness, logger, externalUrl: config.EXTERNAL_URL,
+    authCacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS, authLocalTtlMs: config.AUTH_LOCAL_CACHE_TTL_MS,
+    authNegativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, accessLogLevel: config.ACCESS_LOG_LEVEL,
     bodyLimit: config.BODY_LIMIT, trustProxy: config.TRUST_PROXY, version: config.GITLAB_VERSION, revision: process.env.GIT_REVISION ?? 'glp',
   });
   const server = app.listen(config.PORT, config.HOST);
@@ -28,10 +38,8 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   server.keepAliveTimeout = 65000;
-  onShutdown('http server', () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  }));
+  // In-flight requests get half the shutdown budget; then their connections are cut.
+  onShutdown('http server', () => closeHttpServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2)));
   await startMetricsServer(config.METRICS_PORT);
   logger.info({ port: config.PORT }, 'gateway ready');
 }

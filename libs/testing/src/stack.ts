@@ -19,6 +19,8 @@ export interface RunningStack {
   metricsUrls: { identity: string; projects: string; gateway: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
+  /** Sends a signal to one service (failure tests: SIGKILL projects, SIGSTOP identity ...). */
+  signal(service: 'identity' | 'projects' | 'gateway', signal: NodeJS.Signals): void;
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -48,6 +50,8 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     KAFKA_BROKERS: infra.kafkaBrokers.join(','),
     KAFKA_TOPIC_PREFIX: topicPrefix,
     LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
+    // Allows the built-in ACTOR_SECRET (services refuse it outside development/test).
+    NODE_ENV: process.env.NODE_ENV ?? 'test',
     IDENTITY_GRPC_ADDR: `127.0.0.1:${identityPort}`,
     PROJECTS_GRPC_ADDR: `127.0.0.1:${projectsPort}`,
     ...opts.env,
@@ -55,7 +59,7 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
   const services: ServiceSpec[] = [
     { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
     { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
-    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]) } },
+    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id } },
   ];
   for (const s of services) {
     if (!existsSync(path.join(REPO_ROOT, s.main))) throw new Error(`${s.main} is missing: build first (npm run build)`);
@@ -105,7 +109,8 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     }
     try {
       const res = await fetch(`${url}/-/readiness`);
-      if (res.ok) break;
+      // Ready means OUR gateway is ready, not some other process that took the port.
+      if (res.ok && ((await res.json()) as { instance?: string }).instance === id) break;
     } catch {
       // not listening yet
     }
@@ -120,5 +125,8 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     projects: `http://127.0.0.1:${metricsPorts[1]}/metrics`,
     gateway: `http://127.0.0.1:${metricsPorts[2]}/metrics`,
   };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, metricsUrls, logs: () => output, stop };
+  const signal = (service: string, sig: NodeJS.Signals) => {
+    children[services.findIndex((s) => s.name === service)]?.kill(sig);
+  };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, metricsUrls, logs: () => output, signal, stop };
 }

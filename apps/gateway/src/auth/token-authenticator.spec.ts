@@ -1,14 +1,15 @@
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { identityV1 } from '@glp/proto';
-import { TokenAuthenticator } from './token-authenticator';
+import { TokenAuthenticator, type TokenAuthenticatorOptions } from './token-authenticator';
 
 const logger = pino({ level: 'silent' });
 const root = identityV1.User.fromPartial({ id: 1, username: 'root', isAdmin: true, state: 'active' });
 
-function fakeRedis(opts: { broken?: boolean } = {}) {
+function fakeRedis(opts: { broken?: boolean; status?: string } = {}) {
   const store = new Map<string, string>();
   const redis = {
+    status: opts.status ?? 'ready',
     get: jest.fn(async (k: string) => {
       if (opts.broken) throw new Error('ECONNREFUSED');
       return store.get(k) ?? null;
@@ -27,11 +28,17 @@ const identity = (status: identityV1.TokenStatus) => ({
   authenticateToken: jest.fn(async () => identityV1.AuthenticateTokenResponse.fromPartial({ status, user: root, scopes: ['api'] })),
 });
 
+type Id = ReturnType<typeof identity>;
+const make = (id: Id, redis: Redis | undefined, over: Partial<TokenAuthenticatorOptions> = {}) =>
+  new TokenAuthenticator({ identity: id, redis, redisTtlSeconds: 30, localTtlMs: 0, negativeTtlMs: 0, logger, ...over });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 describe('TokenAuthenticator', () => {
   it('resolves an active token to an actor and serves repeats from Redis (keyed by digest, not the token)', async () => {
     const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
     const { redis, store } = fakeRedis();
-    const auth = new TokenAuthenticator(id, redis, 30, logger);
+    const auth = make(id, redis);
     const first = await auth.authenticate('glpat-secret-value');
     expect(first).toMatchObject({ ok: true, actor: { kind: 'user', id: 1, username: 'root', admin: true, scopes: ['api'] } });
     const second = await auth.authenticate('glpat-secret-value');
@@ -41,7 +48,7 @@ describe('TokenAuthenticator', () => {
     expect([...store.values()][0]).not.toContain('glpat-secret-value');
   });
 
-  it('does not cache unusable tokens, and reports why they fail', async () => {
+  it('does not share unusable tokens through Redis, and reports why they fail', async () => {
     for (const [status, reason] of [
       [identityV1.TokenStatus.TOKEN_STATUS_NOT_FOUND, 'not_found'],
       [identityV1.TokenStatus.TOKEN_STATUS_EXPIRED, 'expired'],
@@ -49,17 +56,57 @@ describe('TokenAuthenticator', () => {
       [identityV1.TokenStatus.TOKEN_STATUS_USER_BLOCKED, 'user_blocked'],
     ] as const) {
       const { redis, store } = fakeRedis();
-      const auth = new TokenAuthenticator(identity(status), redis, 30, logger);
+      const auth = make(identity(status), redis, { negativeTtlMs: 1000 });
       expect(await auth.authenticate('t')).toEqual({ ok: false, reason });
       expect(store.size).toBe(0);
     }
   });
 
-  it('keeps working when Redis is down (asks identity every time)', async () => {
+  it('serves repeats from the in-process cache without a Redis round trip, until its TTL passes', async () => {
     const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
-    const auth = new TokenAuthenticator(id, fakeRedis({ broken: true }).redis, 30, logger);
+    const { redis, mock } = fakeRedis();
+    const auth = make(id, redis, { localTtlMs: 100 });
+    for (let i = 0; i < 5; i++) expect((await auth.authenticate('glpat-x')).ok).toBe(true);
+    expect(id.authenticateToken).toHaveBeenCalledTimes(1);
+    expect(mock.get).toHaveBeenCalledTimes(1); // the first miss only
+    await sleep(150);
+    expect((await auth.authenticate('glpat-x')).ok).toBe(true);
+    expect(mock.get).toHaveBeenCalledTimes(2); // local entry expired: back to Redis (which still has it)
+    expect(id.authenticateToken).toHaveBeenCalledTimes(1);
+  });
+
+  it('remembers a bad token briefly, in this process only', async () => {
+    const id = identity(identityV1.TokenStatus.TOKEN_STATUS_NOT_FOUND);
+    const auth = make(id, fakeRedis().redis, { localTtlMs: 5000, negativeTtlMs: 100 });
+    for (let i = 0; i < 10; i++) expect(await auth.authenticate('bad')).toEqual({ ok: false, reason: 'not_found' });
+    expect(id.authenticateToken).toHaveBeenCalledTimes(1);
+    await sleep(150);
+    await auth.authenticate('bad');
+    expect(id.authenticateToken).toHaveBeenCalledTimes(2);
+  });
+
+  it('asks identity once for concurrent look-ups of the same token', async () => {
+    const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
+    const auth = make(id, undefined, { localTtlMs: 5000 });
+    const results = await Promise.all(Array.from({ length: 32 }, () => auth.authenticate('glpat-burst')));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(id.authenticateToken).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps working when Redis is down (asks identity every time without a local cache)', async () => {
+    const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
+    const auth = make(id, fakeRedis({ broken: true }).redis);
     expect((await auth.authenticate('t')).ok).toBe(true);
     expect((await auth.authenticate('t')).ok).toBe(true);
     expect(id.authenticateToken).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not even try Redis while it is not connected', async () => {
+    const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
+    const { redis, mock } = fakeRedis({ status: 'reconnecting' });
+    const auth = make(id, redis);
+    expect((await auth.authenticate('t')).ok).toBe(true);
+    expect(mock.get).not.toHaveBeenCalled();
+    expect(mock.set).not.toHaveBeenCalled();
   });
 });

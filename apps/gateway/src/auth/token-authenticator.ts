@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { identityV1 } from '@glp/proto';
 import { systemActor, type Actor, type PromiseClient } from '@glp/service-kit';
 import type { Logger } from 'pino';
@@ -15,59 +16,100 @@ interface Cached {
 }
 
 const GATEWAY_ACTOR = systemActor('gateway');
+const ACTIVE = identityV1.TokenStatus.TOKEN_STATUS_ACTIVE;
+
+export interface TokenAuthenticatorOptions {
+  identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'authenticateToken'>;
+  /** Shared cache across gateway replicas; optional, and skipped while it is not connected. */
+  redis?: Redis;
+  /** How long a usable token's identity lives in Redis (0 = Redis not used). */
+  redisTtlSeconds: number;
+  /** How long a usable token's identity lives in this process (0 = no in-process cache). */
+  localTtlMs: number;
+  /** How long an unusable token's answer lives in this process (0 = not cached). */
+  negativeTtlMs: number;
+  /** Tokens remembered in this process at most. */
+  maxEntries?: number;
+  logger: Logger;
+}
 
 /**
- * Resolves a token to its user through identity, caching a usable token's identity in
- * Redis for a short TTL (keyed by the token's SHA-256, never the token), so a revoked or
- * expired token stops working within the TTL. Redis being down only costs the cache.
+ * Resolves a token to its user, in three tiers keyed by the token's SHA-256 (never the token):
+ * 1. this process's LRU (a few seconds; unusable tokens too, more briefly, so a flood of bad tokens does not
+ *    reach identity),
+ * 2. Redis (usable tokens only, `redisTtlSeconds`), skipped while Redis is not connected,
+ * 3. identity's AuthenticateToken; concurrent look-ups of one token share a single call.
+ * A revoked or expired token stops working within `redisTtlSeconds` + `localTtlMs`.
  */
 export class TokenAuthenticator {
-  constructor(
-    private readonly identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'authenticateToken'>,
-    private readonly redis: Redis | undefined,
-    private readonly ttlSeconds: number,
-    private readonly logger: Logger,
-  ) {}
+  private readonly local: LRUCache<string, Cached> | undefined;
+  private readonly inFlight = new Map<string, Promise<Cached>>();
 
-  async authenticate(token: string): Promise<AuthResult> {
-    const key = `glp:auth:${createHash('sha256').update(token).digest('hex')}`;
-    let cached = await this.readCache(key);
-    if (!cached) {
-      const res = await this.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
-      cached = { status: res.status, user: res.user, scopes: res.scopes };
-      // Only usable tokens are cached: a token created a moment after a failed attempt works at once.
-      if (res.status === identityV1.TokenStatus.TOKEN_STATUS_ACTIVE) await this.writeCache(key, cached);
-    }
-    return toResult(cached);
+  constructor(private readonly opts: TokenAuthenticatorOptions) {
+    const ttl = Math.max(opts.localTtlMs, opts.negativeTtlMs);
+    this.local = ttl > 0 ? new LRUCache<string, Cached>({ max: opts.maxEntries ?? 10_000, ttl, ttlAutopurge: false }) : undefined;
   }
 
-  private async readCache(key: string): Promise<Cached | undefined> {
-    if (!this.redis || this.ttlSeconds === 0) return undefined;
+  async authenticate(token: string): Promise<AuthResult> {
+    const key = createHash('sha256').update(token).digest('hex');
+    const hit = this.local?.get(key);
+    if (hit) return toResult(hit);
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.resolve(token, key).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return toResult(await pending);
+  }
+
+  private async resolve(token: string, key: string): Promise<Cached> {
+    const redisKey = `glp:auth:${key}`;
+    let cached = await this.readRedis(redisKey);
+    if (!cached) {
+      const res = await this.opts.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
+      cached = { status: res.status, user: res.user, scopes: res.scopes };
+      // Only usable tokens are shared: an unusable one is remembered briefly, here only.
+      if (res.status === ACTIVE) await this.writeRedis(redisKey, cached);
+    }
+    const ttl = cached.status === ACTIVE ? this.opts.localTtlMs : this.opts.negativeTtlMs;
+    if (ttl > 0) this.local?.set(key, cached, { ttl });
+    return cached;
+  }
+
+  private redisUsable(): Redis | undefined {
+    const redis = this.opts.redis;
+    return redis && this.opts.redisTtlSeconds > 0 && redis.status === 'ready' ? redis : undefined;
+  }
+
+  private async readRedis(key: string): Promise<Cached | undefined> {
+    const redis = this.redisUsable();
+    if (!redis) return undefined;
     try {
-      const raw = await this.redis.get(key);
+      const raw = await redis.get(key);
       if (!raw) return undefined;
       const parsed = JSON.parse(raw) as { status: identityV1.TokenStatus; user?: unknown; scopes: string[] };
       return { status: parsed.status, scopes: parsed.scopes, user: parsed.user ? identityV1.User.fromJSON(parsed.user) : undefined };
     } catch (err) {
-      this.logger.warn({ err }, 'auth cache read failed');
+      this.opts.logger.debug({ err }, 'auth cache read failed');
       return undefined;
     }
   }
 
-  private async writeCache(key: string, value: Cached): Promise<void> {
-    if (!this.redis || this.ttlSeconds === 0) return;
+  private async writeRedis(key: string, value: Cached): Promise<void> {
+    const redis = this.redisUsable();
+    if (!redis) return;
     try {
       const json = JSON.stringify({ status: value.status, scopes: value.scopes, user: value.user ? identityV1.User.toJSON(value.user) : undefined });
-      await this.redis.set(key, json, 'EX', this.ttlSeconds);
+      await redis.set(key, json, 'EX', this.opts.redisTtlSeconds);
     } catch (err) {
-      this.logger.warn({ err }, 'auth cache write failed');
+      this.opts.logger.debug({ err }, 'auth cache write failed');
     }
   }
 }
 
 function toResult(c: Cached): AuthResult {
   switch (c.status) {
-    case identityV1.TokenStatus.TOKEN_STATUS_ACTIVE:
+    case ACTIVE:
       if (!c.user) return { ok: false, reason: 'not_found' };
       return {
         ok: true,

@@ -102,6 +102,12 @@ describe('toHttpError', () => {
     const aborted = Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400, expose: true });
     expect(toHttpError(aborted).error).toMatchObject({ status: 400, body: { error: 'request aborted' } });
   });
+  it('a body whose Content-Encoding does not decode (zlib error wrapped by http-errors, no type) is a 400', () => {
+    const zlib = Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', status: 400, statusCode: 400, expose: true });
+    expect(toHttpError(zlib)).toEqual({ error: new HttpError(400, { error: 'incorrect header check' }), known: true });
+    const internal = Object.assign(new Error('db down'), { status: 500, expose: false });
+    expect(toHttpError(internal).error.status).toBe(500);
+  });
   it('anything else is an unknown 500', () => {
     expect(toHttpError(new TypeError('x is undefined'))).toEqual({ error: HttpError.internal(), known: false });
     expect(toHttpError('string thrown').error.status).toBe(500);
@@ -130,12 +136,8 @@ describe('errorHandler', () => {
         res.headers[name] = value;
         return res;
       },
-      json(body: unknown) {
-        res.body = body;
-        res.ended = true;
-        return res;
-      },
-      end() {
+      end(payload?: string) {
+        if (payload !== undefined) res.body = JSON.parse(payload);
         res.ended = true;
         return res;
       },
@@ -154,7 +156,7 @@ describe('errorHandler', () => {
     const { res, logger } = run(HttpError.tooManyRequests());
     expect(res.statusCode).toBe(429);
     expect(res.body).toEqual({ message: '429 Too Many Requests' });
-    expect(res.headers).toEqual({ 'Retry-After': '60' });
+    expect(res.headers).toEqual({ 'Retry-After': '60', 'Content-Type': 'application/json', 'Content-Length': 35 });
     expect(logger.error).not.toHaveBeenCalled();
   });
   it('sends 304 without a body', () => {

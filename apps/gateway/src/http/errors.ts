@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
-import type { ErrorKind, FieldErrors } from '@glp/service-kit';
+import { redactUrl, type ErrorKind, type FieldErrors } from '@glp/service-kit';
+import { sendJson } from './respond';
 
 /**
  * GitLab's error responses. Two body shapes exist (GitLab `lib/api/helpers.rb`, `lib/api/api.rb`):
@@ -165,8 +166,8 @@ export function toHttpError(err: unknown): { error: HttpError; known: boolean } 
     const error = fromDomainError(e.kind as ErrorKind, typeof e.message === 'string' ? e.message : '', fields);
     return { error, known: error.status < 500 };
   }
-  // body-parser / http-errors (`type`, `status`, `expose`)
-  if (typeof e.type === 'string' && typeof e.status === 'number') {
+  // body-parser / http-errors (`type`, `status`, `expose`; a body whose Content-Encoding does not decode has no `type`)
+  if (typeof e.status === 'number' && (typeof e.type === 'string' || e.expose === true)) {
     if (e.type === 'entity.parse.failed') return { error: HttpError.paramError(INVALID_JSON_MESSAGE), known: true };
     if (e.status === 413) return { error: HttpError.payloadTooLarge(), known: true };
     if (e.status === 415) return { error: new HttpError(415, { error: String(e.message) }), known: true };
@@ -189,10 +190,7 @@ export function errorHandler(logger: ErrorLogger): ErrorRequestHandler {
       return;
     }
     const { error, known } = toHttpError(err);
-    if (!known) logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
-    res.status(error.status);
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    if (error.body === undefined) res.end();
-    else res.json(error.body);
+    if (!known) logger.error({ err, method: req.method, url: redactUrl(req.originalUrl) }, 'request failed');
+    sendJson(res, error.status, error.body, error.headers);
   };
 }

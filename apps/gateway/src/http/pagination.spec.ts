@@ -31,6 +31,11 @@ describe('parsePagination', () => {
     expect(paramError(() => parsePagination({ page: 'a' }))).toEqual({ status: 400, body: { error: 'page is invalid' } });
     expect(paramError(() => parsePagination({ page: '1.5' }))).toEqual({ status: 400, body: { error: 'page is invalid' } });
   });
+  it('400 "page is invalid" / "per_page is invalid" beyond int32 (they travel in protobuf int32 fields)', () => {
+    expect(paramError(() => parsePagination({ page: '2147483648' }))).toEqual({ status: 400, body: { error: 'page is invalid' } });
+    expect(paramError(() => parsePagination({ per_page: -2147483649 }))).toEqual({ status: 400, body: { error: 'per_page is invalid' } });
+    expect(parsePagination({ page: '2147483647', per_page: '-2147483648' })).toEqual({ page: 2147483647, perPage: 20 });
+  });
   it('400 "per_page is invalid" / "per_page has a value not allowed"', () => {
     expect(paramError(() => parsePagination({ per_page: 'x' }))).toEqual({ status: 400, body: { error: 'per_page is invalid' } });
     expect(paramError(() => parsePagination({ per_page: '0' }))).toEqual({

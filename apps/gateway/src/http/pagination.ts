@@ -1,5 +1,5 @@
 import { HttpError } from './errors';
-import { INVALID, coerceInteger } from './param-coercion';
+import { INVALID, coerceInt32 } from './param-coercion';
 import { p } from './params';
 
 /**
@@ -13,8 +13,8 @@ export const MAX_PER_PAGE = 100;
 
 /** GitLab's `use :pagination` params, to spread into a route's `defineParams({...})`. */
 export const paginationParams = {
-  page: p.integer().default(1),
-  per_page: p.integer().default(DEFAULT_PER_PAGE).except([0]),
+  page: p.int32().default(1),
+  per_page: p.int32().default(DEFAULT_PER_PAGE).except([0]),
 };
 
 export interface Pagination {
@@ -25,6 +25,7 @@ export interface Pagination {
 /**
  * Effective page and per_page, as GitLab computes them (feature flag `only_positive_pagination_values` off, its default):
  * - `page` missing/empty → 1; `page` ≤ 0 → 1 (Kaminari); `page=abc` → 400 `{"error":"page is invalid"}`.
+ * - Both travel in protobuf `int32` fields: beyond ±2^31 they are invalid too (400, not an encoding failure).
  * - `per_page` missing/empty → 20; `per_page` < 0 → 20 (Kaminari ignores it); > 100 → 100 (Kaminari `max_per_page`);
  *   `per_page=0` → 400 `{"error":"per_page has a value not allowed"}` (`except_values: [0]`);
  *   `per_page=abc` → 400 `{"error":"per_page is invalid"}`.
@@ -36,8 +37,8 @@ export function parsePagination(
 ): Pagination {
   const max = opts.maxPerPage ?? MAX_PER_PAGE;
   const def = opts.defaultPerPage ?? DEFAULT_PER_PAGE;
-  const page = coerceInteger(raw.page);
-  const perPage = coerceInteger(raw.per_page);
+  const page = coerceInt32(raw.page);
+  const perPage = coerceInt32(raw.per_page);
   const errors: string[] = [];
   if (page === INVALID) errors.push('page is invalid');
   if (perPage === INVALID) errors.push('per_page is invalid');

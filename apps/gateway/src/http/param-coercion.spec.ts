@@ -5,6 +5,7 @@ import {
   coerceDate,
   coerceDateTime,
   coerceHash,
+  coerceInt32,
   coerceInteger,
   coerceString,
   commaSeparatedToArray,
@@ -50,6 +51,18 @@ describe('coerceInteger (Ruby Integer(str, 10))', () => {
     expect(coerceInteger('')).toBeNull();
     expect(coerceInteger(null)).toBeNull();
   });
+});
+
+describe('coerceInt32 (an integer bound for a protobuf int32 field)', () => {
+  it.each([
+    ['2147483647', 2147483647],
+    [-2147483648, -2147483648],
+    [' 7 ', 7],
+    ['', null],
+  ] as const)('%p → %p', (v, n) => expect(coerceInt32(v)).toBe(n));
+  it.each(['2147483648', 2147483648, '-2147483649', 99999999999, '9007199254740993', 'abc', 1e308])('%p → invalid', (v) =>
+    expect(coerceInt32(v)).toBe(INVALID),
+  );
 });
 
 describe('coerceString', () => {

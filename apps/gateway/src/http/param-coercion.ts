@@ -60,6 +60,19 @@ export function coerceInteger(v: unknown): Coerced<number> {
   return Number.isSafeInteger(n) ? n : INVALID;
 }
 
+/** The range of protobuf `int32` (and PostgreSQL `integer`). */
+export const INT32_MIN = -2147483648;
+export const INT32_MAX = 2147483647;
+
+/**
+ * `coerceInteger` for a param that travels in a protobuf `int32` field: beyond the range it is invalid
+ * (Grape answers "<param> is invalid" for values its Integer type cannot hold; here the limit is the wire's).
+ */
+export function coerceInt32(v: unknown): Coerced<number> {
+  const n = coerceInteger(v);
+  return typeof n === 'number' && (n < INT32_MIN || n > INT32_MAX) ? INVALID : n;
+}
+
 /** Ruby `String#to_i`: leading integer prefix, 0 when there is none (used by GitLab's CommaSeparatedToIntegerArray). */
 export function rubyToI(s: string): number {
   const m = /^[\t\n\v\f\r ]*([+-]?\d+(?:_\d+)*)/.exec(s);

@@ -4,10 +4,14 @@ import {
   coerceDate,
   coerceDateTime,
   coerceHash,
+  coerceInt32,
   coerceInteger,
   coerceString,
   commaSeparatedToArray,
   commaSeparatedToIntegerArray,
+  INT32_MAX,
+  INT32_MIN,
+  INVALID,
   type Invalid,
 } from './param-coercion';
 
@@ -15,7 +19,20 @@ import {
 
 type Coercer = (v: unknown) => unknown;
 
+/** What a scalar param holds; `int32` is an integer that travels in a protobuf `int32` field. */
+export type ScalarKind = 'string' | 'integer' | 'int32' | 'boolean' | 'datetime' | 'date' | 'hash';
+/** A param's type, for whatever reads route tables (the route fuzzer, docs). Arrays name their element in `items`. */
+export type ParamKind = ScalarKind | 'array';
+
 export interface ParamDef {
+  readonly kind: ParamKind;
+  /** Arrays: the kind of every element. */
+  readonly items?: ScalarKind;
+  /** Arrays: a comma-separated string is accepted too (`topics=a,b`). */
+  readonly commaSeparated?: boolean;
+  /** Integers: the accepted range, inclusive. */
+  readonly min?: number;
+  readonly max?: number;
   readonly coerce: Coercer;
   readonly required: boolean;
   readonly hasDefault: boolean;
@@ -68,41 +85,49 @@ export class Param<T, R extends boolean = false, N extends boolean = true, V ext
 }
 
 const base = { required: false, hasDefault: false, notBlank: false } as const;
-const scalar = <T>(coerce: Coercer) => new Param<T>({ ...base, coerce });
+const scalar = <T>(kind: ScalarKind, coerce: Coercer, extra: Partial<ParamDef> = {}) => new Param<T>({ ...base, ...extra, kind, coerce });
+
+const inInt32 = (n: number) => n >= INT32_MIN && n <= INT32_MAX;
+const COMMA_SEPARATED: Partial<Record<ScalarKind, Coercer>> = {
+  string: commaSeparatedToArray,
+  integer: commaSeparatedToIntegerArray,
+  int32: (v) => {
+    const list = commaSeparatedToIntegerArray(v);
+    return list.every(inInt32) ? list : INVALID;
+  },
+};
 
 /** An array param; `.commaSeparated()` switches to GitLab's `coerce_with: CommaSeparatedTo(Integer)Array`. */
 export class ArrayParam<T, R extends boolean = false, V extends boolean = false> extends Param<T[], R, false, V> {
-  constructor(
-    def: ParamDef,
-    private readonly itemKind: 'string' | 'integer' | 'other',
-  ) {
-    super(def);
-  }
   /** "a,b" → ["a","b"] (parts trimmed), arrays flattened the same way, any other scalar → []. */
   commaSeparated(): ArrayParam<T, R, V> {
-    if (this.itemKind === 'other') throw new Error('commaSeparated() needs p.arrayOf(p.string()) or p.arrayOf(p.integer())');
-    const split = this.itemKind === 'integer' ? commaSeparatedToIntegerArray : commaSeparatedToArray;
-    return new ArrayParam({ ...this.def, coerce: split }, this.itemKind);
+    const split = this.def.items && COMMA_SEPARATED[this.def.items];
+    if (!split) throw new Error('commaSeparated() needs p.arrayOf(p.string()), p.arrayOf(p.integer()) or p.arrayOf(p.int32())');
+    return new ArrayParam({ ...this.def, coerce: split, commaSeparated: true });
   }
 }
 
 export const p = {
-  string: () => scalar<string>(coerceString),
-  integer: () => scalar<number>(coerceInteger),
-  boolean: () => scalar<boolean>(coerceBoolean),
+  string: () => scalar<string>('string', coerceString),
+  /** An integer within JS's safe range (protobuf `int64` fields, ids). */
+  integer: () => scalar<number>('integer', coerceInteger),
+  /** An integer that travels in a protobuf `int32` field: beyond ±2^31 it is "<param> is invalid", never an encoding failure. */
+  int32: () => scalar<number>('int32', coerceInt32, { min: INT32_MIN, max: INT32_MAX }),
+  boolean: () => scalar<boolean>('boolean', coerceBoolean),
   /** ISO 8601 date or date-time → `Date` (UTC when no zone). */
-  datetime: () => scalar<Date>(coerceDateTime),
+  datetime: () => scalar<Date>('datetime', coerceDateTime),
   /** `YYYY-MM-DD` → the same string. */
-  date: () => scalar<string>(coerceDate),
+  date: () => scalar<string>('date', coerceDate),
   /** A free-form JSON object / bracketed form hash (`a[b]=c`). */
-  hash: () => scalar<Record<string, unknown>>(coerceHash),
+  hash: () => scalar<Record<string, unknown>>('hash', coerceHash),
   /** Grape `type: String, values: [...]`. */
-  enumOf: <const L extends string>(list: readonly L[]) => scalar<string>(coerceString).values(list),
+  enumOf: <const L extends string>(list: readonly L[]) => scalar<string>('string', coerceString).values(list),
   /** Grape `Array[T]`; the item's `values` (e.g. `p.arrayOf(p.enumOf([...]))`) apply to each element. */
   arrayOf: <T, V extends boolean>(item: Param<T, boolean, boolean, V>): ArrayParam<T, false, V> => {
-    const kind = item.def.coerce === coerceString ? 'string' : item.def.coerce === coerceInteger ? 'integer' : 'other';
+    const items = item.def.kind;
+    if (items === 'array') throw new Error('p.arrayOf(p.arrayOf(...)) is not supported');
     const coerce = (v: unknown): unknown => coerceArray(v, item.def.coerce as (x: unknown) => T | null | Invalid);
-    return new ArrayParam<T, false, V>({ ...base, coerce, values: item.def.values }, kind);
+    return new ArrayParam<T, false, V>({ ...base, kind: 'array', items, coerce, values: item.def.values, min: item.def.min, max: item.def.max });
   },
 };
 

@@ -259,3 +259,37 @@ describe('ParamSchema composition and zod', () => {
     expect([id, visibility, orderBy, ids, n]).toEqual(['1', 'public', 'id', undefined, undefined]);
   });
 });
+
+describe('p.int32() and what a ParamDef tells about itself', () => {
+  const schema = defineParams({
+    build_timeout: p.int32(),
+    namespace_id: p.integer(),
+    ids: p.arrayOf(p.int32()).commaSeparated(),
+    scopes: p.arrayOf(p.enumOf(['api', 'read_api'])),
+  });
+
+  it('answers an int32 beyond its range with Grape\'s "is invalid", within it with the number', () => {
+    expect(parseParams(schema, { build_timeout: '99999999999' })).toEqual({ ok: false, error: 'build_timeout is invalid' });
+    expect(parseParams(schema, { build_timeout: 2147483648 })).toEqual({ ok: false, error: 'build_timeout is invalid' });
+    expect(parseParams(schema, { build_timeout: '-2147483648', namespace_id: '99999999999' })).toEqual({
+      ok: true,
+      value: { build_timeout: -2147483648, namespace_id: 99999999999 },
+    });
+    expect(parseParams(schema, { ids: '1,2147483648' })).toEqual({ ok: false, error: 'ids is invalid' });
+    expect(parseParams(schema, { ids: '1, 2' })).toEqual({ ok: true, value: { ids: [1, 2] } });
+  });
+
+  it('exposes kind, element kind, range and values for tools reading route tables', () => {
+    const f = schema.fields;
+    expect(f.build_timeout.def).toMatchObject({ kind: 'int32', min: -2147483648, max: 2147483647 });
+    expect(f.namespace_id.def.kind).toBe('integer');
+    expect(f.ids.def).toMatchObject({ kind: 'array', items: 'int32', commaSeparated: true });
+    expect(f.scopes.def).toMatchObject({ kind: 'array', items: 'string', values: ['api', 'read_api'] });
+    expect([p.string(), p.boolean(), p.datetime(), p.date(), p.hash()].map((x) => x.def.kind)).toEqual(['string', 'boolean', 'datetime', 'date', 'hash']);
+  });
+
+  it('refuses arrays of arrays and comma-separated arrays of other kinds', () => {
+    expect(() => p.arrayOf(p.arrayOf(p.string()))).toThrow('not supported');
+    expect(() => p.arrayOf(p.boolean()).commaSeparated()).toThrow('commaSeparated() needs');
+  });
+});

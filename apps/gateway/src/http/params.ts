@@ -2,7 +2,7 @@ import { HttpError } from './errors';
 import { ParamSchema } from './param-schema';
 import type { InferParams, ParamFields } from './param-dsl';
 
-export { p, Param, ArrayParam, type InferParams, type ParamDef, type ParamFields } from './param-dsl';
+export { p, Param, ArrayParam, type InferParams, type ParamDef, type ParamFields, type ParamKind, type ScalarKind } from './param-dsl';
 export { ParamSchema, defineParams } from './param-schema';
 
 /**

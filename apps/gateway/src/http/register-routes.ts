@@ -1,40 +1,38 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { currentContext, runWithContext } from '@glp/service-kit';
-import type { TokenAuthenticator } from '../auth/token-authenticator';
 import type { Services } from '../clients';
 import type { UrlBuilder } from '../presenters/urls';
-import { authenticate } from './authenticate';
+import { authenticate, type AuthDeps } from './authenticate';
 import { HttpError } from './errors';
 import { mergeParams, parseParams } from './params';
+import { sendJson } from './respond';
 import type { RouteDef } from './route';
 
 export interface RouteDeps {
   services: Services;
-  authenticator: TokenAuthenticator;
+  auth: AuthDeps;
   /** The external URL for this request (config, or derived from Host). */
   urlsFor(req: Request): UrlBuilder;
 }
 
 /**
  * Mounts route definitions: authenticate → merge and validate params (Grape's 400s) →
- * handler inside the request context (so gRPC calls carry the actor) → JSON response.
+ * handler inside the request context (so gRPC calls carry the actor) → JSON response (`sendJson`).
+ * Express routes HEAD to the GET handler: same status and headers (X-Total, Link, Content-Length), no body.
  */
 export function registerRoutes(router: Router, defs: readonly RouteDef[], deps: RouteDeps): void {
   for (const def of defs) {
     const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](def.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const { actor, user } = await authenticate(req, def, deps.authenticator);
+        const { actor, user } = await authenticate(req, def, deps.auth);
         const parsed = parseParams(def.params, mergeParams({ query: req.query, body: req.body, params: req.params as Record<string, string> }));
         if (!parsed.ok) throw HttpError.paramError(parsed.error);
         const requestId = currentContext()?.requestId ?? String(res.getHeader('X-Request-Id') ?? '');
         const result = await runWithContext({ requestId, actor }, () =>
           def.handler({ req, res, actor, user, params: parsed.value, urls: deps.urlsFor(req), services: deps.services }),
         );
-        if (result.headers) res.set(result.headers);
-        res.status(result.status ?? 200);
-        if (result.body === undefined) res.end();
-        else res.json(result.body);
+        sendJson(res, result.status ?? 200, result.body, result.headers);
       } catch (err) {
         next(err);
       }

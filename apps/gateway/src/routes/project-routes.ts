@@ -52,7 +52,7 @@ const listProjectsParams = defineParams({
   owned: p.boolean().default(false),
   membership: p.boolean().default(false),
   statistics: p.boolean().default(false),
-  min_access_level: p.integer().values(ACCESS_LEVELS),
+  min_access_level: p.int32().values(ACCESS_LEVELS),
   id_after: p.integer(),
   id_before: p.integer(),
   topic: p.arrayOf(p.string()).commaSeparated(),

@@ -13,7 +13,7 @@ const createUserParams = defineParams({
   reset_password: p.boolean(),
   force_random_password: p.boolean(),
   admin: p.boolean(),
-  projects_limit: p.integer(),
+  projects_limit: p.int32(),
   can_create_group: p.boolean(),
   external: p.boolean(),
   skip_confirmation: p.boolean(),

@@ -1,0 +1,12 @@
+import type { RouteDef } from '../http/route';
+import { metaRoutes } from './meta-routes';
+import { projectRoutes } from './project-routes';
+import { userRoutes } from './user-routes';
+
+/**
+ * Every /api/v4 route, in registration order. The one list app.ts mounts and the route fuzzer
+ * (test/e2e/route-fuzz.test.ts) reads, so a route added here is served and fuzzed.
+ */
+export function apiRoutes(version: string, revision: string): RouteDef[] {
+  return [...metaRoutes(version, revision), ...userRoutes, ...projectRoutes];
+}

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { apiRoutes } from './index';
+
+/**
+ * Every param that ends up in a protobuf `int32` field is declared `p.int32()`, so that a value beyond ±2^31 is
+ * Grape's 400 "<param> is invalid" instead of a failure inside protobuf encoding (a 500). Read from the .proto
+ * files, so a new int32 field is checked as soon as a route maps a param of the same name to it.
+ */
+
+const PROTO = path.resolve(__dirname, '../../../../proto/gitlab');
+
+/** message name → its int32 fields (top-level messages, snake_case names). */
+function int32Fields(file: string): Map<string, string[]> {
+  const text = readFileSync(path.join(PROTO, file), 'utf8');
+  const out = new Map<string, string[]>();
+  for (const m of text.matchAll(/^message (\w+) \{\n([\s\S]*?)^\}/gm)) {
+    out.set(m[1]!, [...m[2]!.matchAll(/^\s*(?:optional |repeated )?(?:s|u)?(?:fixed)?int32 (\w+) =/gm)].map((f) => f[1]!));
+  }
+  return out;
+}
+
+const projects = int32Fields('projects/v1/projects.proto');
+const identity = int32Fields('identity/v1/identity.proto');
+
+/** The request messages each route's params are copied into. Every route with an integer param must be here. */
+const ROUTE_MESSAGES: Record<string, string[][]> = {
+  'POST /projects': [['projects', 'CreateProjectRequest'], ['projects', 'ProjectSettings']],
+  'GET /projects': [['projects', 'ListProjectsRequest']],
+  'GET /projects/:id': [['projects', 'GetProjectRequest']],
+  'POST /users': [['identity', 'CreateUserRequest']],
+  'GET /users/:id': [['identity', 'GetUserRequest']],
+  'POST /users/:user_id/personal_access_tokens': [['identity', 'CreatePersonalAccessTokenRequest']],
+};
+
+describe('params stored in protobuf int32 fields are p.int32()', () => {
+  const routes = apiRoutes('18.6.0', 'test');
+
+  it('maps every route with an integer param to its request messages', () => {
+    const withIntegers = routes
+      .filter((r) => Object.values(r.params.fields).some((f) => [f.def.kind, f.def.items].some((k) => k === 'integer' || k === 'int32')))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(withIntegers.filter((k) => !ROUTE_MESSAGES[k])).toEqual([]);
+  });
+
+  it('declares each such param int32', () => {
+    const checked: string[] = [];
+    const wrong: string[] = [];
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      for (const [service, message] of ROUTE_MESSAGES[key] ?? []) {
+        const fields = (service === 'projects' ? projects : identity).get(message!);
+        if (!fields) throw new Error(`no message ${service}.${message} in the proto files`);
+        for (const name of fields) {
+          const param = route.params.fields[name];
+          if (!param) continue;
+          checked.push(`${key} ${name}`);
+          if (param.def.kind !== 'int32' && param.def.items !== 'int32') wrong.push(`${key} ${name} is ${param.def.kind}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked.sort()).toEqual([
+      'GET /projects min_access_level',
+      'GET /projects page',
+      'GET /projects per_page',
+      'POST /projects build_timeout',
+      'POST /projects ci_default_git_depth',
+      'POST /users projects_limit',
+    ]);
+  });
+});
