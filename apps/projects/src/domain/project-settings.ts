@@ -26,8 +26,8 @@ export const SETTING_ENUMS: Partial<Record<Key, readonly string[]>> = {
   repositoryObjectFormat: ['sha1', 'sha256'],
 };
 
-/** What a new project gets for every setting the client did not send (GitLab's model defaults). */
-export function defaultSettings(visibility: VisibilityLevel): Required<Settings> {
+/** GitLab's model defaults for a project of this visibility (built once per visibility, below). */
+function buildDefaults(visibility: VisibilityLevel): Required<Settings> {
   const features = Object.fromEntries(FEATURE_KEYS.map((k) => [k, 'enabled'])) as Record<(typeof FEATURE_KEYS)[number], string>;
   return {
     ...features,
@@ -73,13 +73,35 @@ export function defaultSettings(visibility: VisibilityLevel): Required<Settings>
   };
 }
 
+const DEFAULTS: Readonly<Record<VisibilityLevel, Readonly<Required<Settings>>>> = Object.freeze({
+  private: Object.freeze(buildDefaults('private')),
+  internal: Object.freeze(buildDefaults('internal')),
+  public: Object.freeze(buildDefaults('public')),
+});
+
+/**
+ * What a new project gets for every setting the client did not send (GitLab's model defaults). Built once per
+ * visibility: a literal of ~55 keys after a spread is built key by key on V8's slow path (it was ~8% of the CPU
+ * of a GetProject call).
+ */
+export function defaultSettings(visibility: VisibilityLevel): Required<Settings> {
+  return { ...DEFAULTS[visibility] };
+}
+
 /** Only the keys a client actually set (undefined dropped), for storage. */
 export function explicitSettings(s: Settings | undefined): Settings {
   return Object.fromEntries(Object.entries(s ?? {}).filter(([, v]) => v !== undefined)) as Settings;
 }
 
 export function effectiveSettings(stored: Settings, visibility: VisibilityLevel): Required<Settings> {
-  return { ...defaultSettings(visibility), ...explicitSettings(stored) };
+  const defaults = DEFAULTS[visibility];
+  const out = { ...defaults };
+  for (const key in stored) {
+    const v = stored[key as Key];
+    // Known settings only: a stored key outside the schema (or "__proto__") is never copied.
+    if (v !== undefined && Object.hasOwn(defaults, key)) (out as Record<string, unknown>)[key] = v;
+  }
+  return out;
 }
 
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
