@@ -1,4 +1,4 @@
-import { ActorVerificationError, signActor, verifyActor, type Actor } from './actor';
+import { ActorSigner, ActorVerificationError, signActor, verifyActor, type Actor } from './actor';
 
 const SECRET = 'test-secret-of-sufficient-length';
 const GET = '/gitlab.projects.v1.ProjectsService/GetProject';
@@ -48,5 +48,17 @@ describe('signed actor', () => {
     const { createHmac } = jest.requireActual('node:crypto') as typeof import('node:crypto');
     const signature = createHmac('sha256', SECRET).update(`${GET}\n${payload}`).digest('base64url');
     expect(verifyActor(payload, signature, SECRET, GET).admin).toBe(false);
+  });
+
+  it('ActorSigner reuses a signature within the second, for the same actor and method only', () => {
+    const signer = new ActorSigner(SECRET);
+    const t = 1_700_000_000_000;
+    const a = signer.sign(alice, GET, t);
+    expect(signer.sign(alice, GET, t + 500)).toBe(a);
+    expect(signer.sign(alice, CREATE, t + 500)).not.toBe(a);
+    expect(signer.sign({ ...alice, admin: true }, GET, t + 500)).not.toBe(a);
+    const next = signer.sign(alice, GET, t + 1000);
+    expect(next).not.toBe(a);
+    expect(verifyActor(next.payload, next.signature, SECRET, GET, 300, t + 1000)).toEqual(alice);
   });
 });

@@ -8,7 +8,7 @@ import {
   type ClientUnaryCall,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, signActor, type Actor } from './actor';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorSigner, type Actor } from './actor';
 import { currentContext } from './context';
 import { fromGrpcError } from './errors';
 import { REQUEST_ID_HEADER } from './grpc-server';
@@ -56,6 +56,7 @@ export function createGrpcClient<C extends Client>(
     'grpc.enable_channelz': 0,
   });
   const defaultDeadline = opts.defaultDeadlineMs ?? 10000;
+  const signer = new ActorSigner(opts.actorSecret);
   const wrapper: Record<string, unknown> = { raw, close: () => raw.close() };
   const proto = Object.getPrototypeOf(raw) as Record<string, unknown>;
   for (const name of Object.keys(proto)) {
@@ -72,7 +73,7 @@ export function createGrpcClient<C extends Client>(
           return;
         }
         const md = new Metadata();
-        const signed = signActor(actor, opts.actorSecret, path);
+        const signed = signer.sign(actor, path);
         md.set(ACTOR_HEADER, signed.payload);
         md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
         md.set(REQUEST_ID_HEADER, callOpts.requestId ?? ctx?.requestId ?? randomUUID());

@@ -10,8 +10,8 @@ import SonicBoom from 'sonic-boom';
  * group, a full pipe), one pool thread blocks forever in write(2), and `process.exit` then waits forever for that
  * thread (libuv joins its pool at exit): the process never ends and no signal handler can run.
  *
- * - stdout is a pipe or socket: a non-blocking libuv stream (a `net.Socket` on the fd). A write the pipe cannot
- *   take now is queued in memory, never blocking; past `maxBufferedBytes` queued, lines are dropped and counted;
+ * - stdout is a pipe or socket: a non-blocking libuv stream (a `net.Socket` on the fd); the lines of one event-loop
+ *   turn leave in one write. A write the pipe cannot take now is queued in memory, never blocking; past `maxBufferedBytes` queued, lines are dropped and counted;
  *   a gone reader (EPIPE) stops logging. At exit whatever is still queued is lost, never waited for: shutdown()
  *   gives the queue a short, bounded chance to drain first (`drainLogs`).
  * - stdout is a file or a terminal (writes cannot stall for long): pino's SonicBoom, asynchronous, with one
@@ -45,17 +45,38 @@ function socketDestination(fd: number, maxBufferedBytes: number): LogDestination
   socket.on('error', () => {
     broken = true; // EPIPE and friends: the reader is gone
   });
+  // Lines logged in one turn of the event loop leave in one write (one syscall, not one per line).
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (!pending.length) return;
+    const chunk = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    pendingBytes = 0;
+    if (!broken) socket.write(chunk);
+  };
   return {
     stream: {
       write(line: string): boolean {
-        if (broken || socket.writableLength > maxBufferedBytes) dropped++;
-        else socket.write(line);
+        if (broken || socket.writableLength + pendingBytes > maxBufferedBytes) {
+          dropped++;
+          return true;
+        }
+        pending.push(line);
+        pendingBytes += line.length;
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
         return true;
       },
     },
     dropped: () => dropped,
     drain: (ms) =>
       new Promise<void>((resolve) => {
+        flush();
         if (broken || socket.writableLength === 0) return resolve();
         const timer = setTimeout(done, ms);
         const poll = setInterval(() => (broken || socket.writableLength === 0) && done(), 10);
