@@ -1,4 +1,4 @@
-import express, { type Express, type Request } from 'express';
+import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Level } from 'pino';
 import { systemActor, type Logger } from '@glp/service-kit';
@@ -8,11 +8,11 @@ import { errorHandler, HttpError } from './http/errors';
 import { accessLog } from './http/access-log';
 import type { ReadinessProbe } from './http/readiness';
 import { registerRoutes } from './http/register-routes';
+import { requestUrls } from './http/request-urls';
 import { bodyParams } from './http/body-params';
 import { rejectMalformedRequests } from './http/reject-malformed';
 import { sendJson } from './http/respond';
 import { apiHeaders, requestContext } from './http/request-context';
-import { urlBuilder } from './presenters/urls';
 import { apiRoutes } from './routes';
 
 export interface GatewayDeps {
@@ -27,6 +27,8 @@ export interface GatewayDeps {
   authNegativeTtlMs: number;
   /** Level of the one-line access log (a level below LOG_LEVEL turns it off). */
   accessLogLevel: Level;
+  /** Where the access log goes (fields fixed and credential-free, so no redaction pass); defaults to `logger`. */
+  accessLogger?: Logger;
   bodyLimit: string;
   trustProxy: number;
   version: string;
@@ -43,7 +45,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('json spaces', 0);
 
   app.use(requestContext);
-  app.use(accessLog(deps.logger, deps.accessLogLevel));
+  app.use(accessLog(deps.accessLogger ?? deps.logger, deps.accessLogLevel));
   // GitLab's HandleMalformedStrings: NUL bytes / non-UTF-8 in the path, query or credentials → 400 before any route.
   app.use(rejectMalformedRequests);
 
@@ -55,8 +57,10 @@ export function createApp(deps: GatewayDeps): Express {
     sendJson(res, ready ? 200 : 503, body);
   });
 
+  const { urlsFor, validHost } = requestUrls(deps.externalUrl);
   const api = express.Router();
   api.use(apiHeaders);
+  api.use(validHost);
   api.use(bodyParams(deps.bodyLimit));
   const authenticator = new TokenAuthenticator({
     identity: deps.services.identity, redis: deps.redis, redisTtlSeconds: deps.authCacheTtlSeconds,
@@ -75,8 +79,6 @@ export function createApp(deps: GatewayDeps): Express {
       throw err;
     }
   };
-  const configured = deps.externalUrl ? urlBuilder(deps.externalUrl) : undefined;
-  const urlsFor = (req: Request) => configured ?? urlBuilder(`${req.protocol}://${req.get('host') ?? 'localhost'}`);
   registerRoutes(api, apiRoutes(deps.version, deps.revision), {
     services: deps.services,
     auth: { authenticator, findUser },

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import {
-  closeHttpServer, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer,
+  closeHttpServer, createFixedFieldsLogger, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { createApp } from './app';
 import { RedisHealth } from './cache/redis-health';
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     services, redis, readiness, logger, externalUrl: config.EXTERNAL_URL,
     authCacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS, authLocalTtlMs: config.AUTH_LOCAL_CACHE_TTL_MS,
     authNegativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, accessLogLevel: config.ACCESS_LOG_LEVEL,
+    accessLogger: createFixedFieldsLogger('gateway', config.LOG_LEVEL),
     bodyLimit: config.BODY_LIMIT, trustProxy: config.TRUST_PROXY, version: config.GITLAB_VERSION, revision: process.env.GIT_REVISION ?? 'glp',
   });
   const server = app.listen(config.PORT, config.HOST);

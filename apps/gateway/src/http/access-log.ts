@@ -5,7 +5,8 @@ import { redactUrl, type Logger } from '@glp/service-kit';
 /**
  * One concise line per API request once its response is written: method, path (credential parameters censored),
  * status, duration and request id. No headers, no bodies. Health probes (`/-/…`) are not logged. When `level` is
- * not enabled the middleware costs nothing.
+ * not enabled the middleware costs nothing. Give it a logger without redaction (createFixedFieldsLogger): every
+ * field here is fixed, and the path is censored by redactUrl.
  */
 export function accessLog(logger: Logger, level: Level): RequestHandler {
   if (!logger.isLevelEnabled(level)) return (_req, _res, next) => next();

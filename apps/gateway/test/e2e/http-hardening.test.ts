@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Pool } from 'pg';
 import { startStack, type RunningStack } from '@glp/testing';
 
@@ -124,6 +125,28 @@ describe('HTTP hardening and wire conventions', () => {
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers.get('content-type')).toBe('application/json');
     expect(await tooLarge.json()).toEqual({ message: '413 Request Entity Too Large' });
+  });
+
+  it('answers a Host header that cannot make a URL with 400 Bad Request (was a 500 while presenting URLs)', async () => {
+    const { port } = new URL(stack.url);
+    const raw = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.write(`GET /api/v4/projects HTTP/1.1\r\nHost: ${host}\r\nPRIVATE-TOKEN: ${stack.rootToken}\r\nConnection: close\r\n\r\n`));
+        let data = '';
+        socket.on('data', (b) => (data += b.toString()));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(data));
+      });
+    for (const host of ['a b', '[::1', 'x:99999', '']) {
+      const answer = await raw(host);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/\r\nContent-Type: text\/plain\r\n/i);
+      expect(answer.endsWith('\r\n\r\nBad Request')).toBe(true);
+    }
+    const ok = await raw(`gitlab.example.com:${port}`);
+    expect(ok).toMatch(/^HTTP\/1\.1 200 /);
+    expect(ok).toContain(`"web_url":"http://gitlab.example.com:${port}/`);
   });
 
   it('sends Content-Type: application/json exactly, with Content-Length, on 200, 201, 400, 401, 404 and readiness', async () => {

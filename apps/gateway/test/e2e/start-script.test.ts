@@ -66,4 +66,18 @@ describe('wait-for-gateway.sh (npm start readiness)', () => {
     expect(r.stderr).toContain('a service exited during start-up');
     expect(r.ms).toBeLessThan(5000);
   });
+
+  it('every service refuses to start with the built-in ACTOR_SECRET outside development/test, naming the variable', async () => {
+    for (const app of ['gateway', 'identity', 'projects']) {
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, `apps/${app}/dist/main.js`)], {
+        env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).toBe(2);
+      expect(stderr).toContain('ACTOR_SECRET: the built-in development secret is refused when NODE_ENV is "production"');
+    }
+  });
 });

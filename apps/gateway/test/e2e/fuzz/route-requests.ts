@@ -44,6 +44,8 @@ export interface RequestSpec {
   /** Sent instead of the caller's credentials. */
   authorization?: string;
   contentEncoding?: string;
+  /** Sent as the Host header instead of the real one. */
+  host?: string;
   truncateMultipart?: boolean;
   /** Known-bad requests: the poison applied. */
   poison?: string;
@@ -142,6 +144,9 @@ const authorization = fc.oneof(
   fc.constantFrom('Basic !!!', 'Basic ', 'Bearer', 'Bearer \u00e9\u00e0', 'Bearer glpat-\u00c0\u00af', 'Basic YQBiOmM=', 'Negotiate abc', 'Bearer  '),
 );
 
+/** Host headers, valid and not (no URL can be built from the invalid ones: RFC 9112 says 400). */
+const host = fc.constantFrom('a b', '', '[::1', 'x:99999', 'exa%41mple', 'gitlab.example.com', 'gitlab.example.com:8443', '127.0.0.1', '[::1]:80', 'g\u00eftlab.example');
+
 const fileSpec: fc.Arbitrary<FileSpec> = fc.record({
   field: fc.constantFrom('file', 'avatar', 'name', 'x[]'),
   filename: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('a\0b.png', '../../x', 'caf\u00e9.txt', '\ud800.bin', '😀.png')),
@@ -219,6 +224,7 @@ function chaoticRequest(route: RouteDef, ctx: FuzzContext): fc.Arbitrary<Request
       rawQuery: fc.option(rawQuery, { freq: 8 }),
       authorization: fc.option(authorization, { freq: 12 }),
       contentEncoding: fc.option(fc.constantFrom('gzip', 'deflate', 'br', 'compress', 'identity'), { freq: 20 }),
+      host: fc.option(host, { freq: 15 }),
       truncate: fc.option(fc.constant(true), { freq: 10 }),
       deepBody: fc.option(fc.constantFrom(1000, 1200), { freq: 15 }),
     })
@@ -246,6 +252,7 @@ function chaoticRequest(route: RouteDef, ctx: FuzzContext): fc.Arbitrary<Request
         rawQuery: g.rawQuery ?? undefined,
         authorization: g.authorization ?? undefined,
         contentEncoding: g.contentEncoding ?? undefined,
+        host: g.host ?? undefined,
         truncateMultipart: g.encoding === 'multipart' && g.truncate === true,
       };
     });
@@ -288,6 +295,7 @@ function poisonsFor(route: RouteDef): Poison[] {
     { name: 'nul-in-query', apply: (s) => withQueryParam(s, 'zz_poison', 'a\0b') },
     { name: 'bad-escape-in-path', apply: (s) => ({ ...s, path: `${s.path}%E0%A4%A` }) },
     { name: 'bad-escape-in-query', apply: (s) => ({ ...s, rawQuery: 'zz_poison=%E0%A4%A' }) },
+    { name: 'bad-host', apply: (s) => ({ ...s, host: 'a b' }) },
     { name: 'nul-in-credentials', apply: (s) => ({ ...s, authorization: `Basic ${Buffer.from('a\0b:c').toString('base64')}` }) },
     { name: 'lone-surrogate-in-json', apply: (s) => ({ ...s, encoding: 'json', contentType: undefined, rawBody: undefined, body: { ...s.body, zz_poison: 'a\ud800' } }) },
     { name: 'invalid-utf8-json', apply: (s) => ({ ...s, encoding: 'odd', contentType: 'application/json', rawBody: Buffer.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) }) },

@@ -74,6 +74,7 @@ export function toWire(spec: RequestSpec, tokens: Tokens): WireRequest {
   else if (token && spec.via === 'bearer') headers.Authorization = `Bearer ${token}`;
   else if (token) headers['PRIVATE-TOKEN'] = token;
   if (spec.authorization !== undefined) headers.Authorization = spec.authorization;
+  if (spec.host !== undefined) headers.Host = spec.host;
 
   let body: Buffer | undefined;
   switch (spec.encoding) {
