@@ -1,4 +1,5 @@
 import type { IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
+import { connectIdempotentProducer } from './kafka';
 
 /** The dead-letter topic of `topic`: "<topic>.dlq". */
 export function dlqTopicFor(topic: string): string {
@@ -74,20 +75,7 @@ export class DeadLetterPublisher {
   }
 
   private async getProducer(): Promise<Producer> {
-    if (this.producer) return this.producer;
-    const producer = this.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      // Bounded: the consumer's own backoff loop retries (and heartbeats) between attempts.
-      retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1000 },
-    });
-    try {
-      await producer.connect();
-    } catch (err) {
-      await producer.disconnect().catch(() => undefined);
-      throw err;
-    }
-    this.producer = producer;
-    return producer;
+    // Bounded: the consumer's own backoff loop retries (and heartbeats) between attempts.
+    return (this.producer ??= await connectIdempotentProducer(this.kafka, { retries: 2, initialRetryTime: 200, maxRetryTime: 1000 }));
   }
 }

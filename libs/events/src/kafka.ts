@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type LogEntry, type logCreator } from 'kafkajs';
+import { Kafka, logLevel, type LogEntry, type logCreator, type Producer } from 'kafkajs';
 import type { Logger } from '@glp/service-kit';
 
 export { Kafka } from 'kafkajs';
@@ -95,4 +95,19 @@ export async function ensureTopics(kafka: Kafka, topics: string[], opts: TopicSe
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
+}
+
+/**
+ * An idempotent producer with one request in flight (per-partition order survives retries), connected; a failed
+ * connect leaves nothing behind. `retry` bounds kafkajs' own retries: callers run their own backoff loops.
+ */
+export async function connectIdempotentProducer(kafka: Kafka, retry: { retries: number; initialRetryTime: number; maxRetryTime: number }): Promise<Producer> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry });
+  try {
+    await producer.connect();
+  } catch (err) {
+    await producer.disconnect().catch(() => undefined);
+    throw err;
+  }
+  return producer;
 }

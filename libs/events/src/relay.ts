@@ -3,7 +3,7 @@ import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { assertIdentifier } from '@glp/db';
 import { eventsCounter, type Logger } from '@glp/service-kit';
 import { Backoff, sleep, Wakeup } from './backoff';
-import { ensureTopics, kafkaFrom, type KafkaSource, type TopicSettings } from './kafka';
+import { connectIdempotentProducer, ensureTopics, kafkaFrom, type KafkaSource, type TopicSettings } from './kafka';
 import { outboxChannel } from './outbox';
 import {
   lockConnectionConfig,
@@ -340,21 +340,8 @@ export class OutboxRelay {
   }
 
   private async getProducer(): Promise<Producer> {
-    if (this.producer) return this.producer;
-    const producer = this.kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      // Bounded: a down broker fails the send within seconds; the relay's own backoff loop retries.
-      retry: { retries: 3, initialRetryTime: 300, maxRetryTime: 2000 },
-    });
-    try {
-      await producer.connect();
-    } catch (err) {
-      await producer.disconnect().catch(() => undefined);
-      throw err;
-    }
-    this.producer = producer;
-    return producer;
+    // Bounded: a down broker fails the send within seconds; the relay's own backoff loop retries.
+    return (this.producer ??= await connectIdempotentProducer(this.kafka, { retries: 3, initialRetryTime: 300, maxRetryTime: 2000 }));
   }
 
   private async resetProducer(): Promise<void> {
