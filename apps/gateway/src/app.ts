@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Level } from 'pino';
-import { systemActor, type Logger } from '@glp/service-kit';
+import type { Logger } from '@glp/service-kit';
+import { userFinder } from './auth/find-user';
 import { TokenAuthenticator } from './auth/token-authenticator';
 import type { Services } from './clients';
 import { errorHandler, HttpError } from './http/errors';
@@ -66,22 +67,9 @@ export function createApp(deps: GatewayDeps): Express {
     identity: deps.services.identity, redis: deps.redis, redisTtlSeconds: deps.authCacheTtlSeconds,
     localTtlMs: deps.authLocalTtlMs, negativeTtlMs: deps.authNegativeTtlMs, logger: deps.logger,
   });
-  const gatewayActor = systemActor('gateway');
-  const findUser = async (identifier: string) => {
-    const selector = /^\d+$/.test(identifier)
-      ? { $case: 'id' as const, value: Number(identifier) }
-      : { $case: 'username' as const, value: identifier };
-    if (selector.$case === 'id' && !Number.isSafeInteger(selector.value)) return undefined;
-    try {
-      return (await deps.services.identity.getUser({ selector }, { actor: gatewayActor })).user;
-    } catch (err) {
-      if ((err as { kind?: string }).kind === 'not_found') return undefined;
-      throw err;
-    }
-  };
   registerRoutes(api, apiRoutes(deps.version, deps.revision), {
     services: deps.services,
-    auth: { authenticator, findUser },
+    auth: { authenticator, findUser: userFinder(deps.services.identity) },
     urlsFor,
   });
   // Grape's catch-all for unknown API routes.

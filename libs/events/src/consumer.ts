@@ -232,28 +232,22 @@ export class EventConsumer {
       return;
     }
 
-    const backoff = new Backoff(this.options.retryInitialMs ?? 200, this.options.retryMaxMs ?? 5000);
-    for (let attempt = 1; ; attempt++) {
-      if (this.abort.signal.aborted) throw new ConsumerStoppingError();
-      try {
+    await this.retryUntilDone(
+      heartbeat,
+      async () => {
         const outcome = await withTransaction(this.options.pool, (client) => this.process(client, handler, envelope, payload, where));
         this.stats[outcome]++;
         eventsCounter.inc({ stage: outcome === 'processed' ? 'consumed' : 'duplicate', topic });
-        return;
-      } catch (err) {
+      },
+      (err, attempt, retryInMs) => {
         this.stats.failures++;
         eventsCounter.inc({ stage: 'failed', topic });
-        const delay = backoff.next();
         this.log.warn(
-          { err, attempt, retryInMs: delay, eventId: envelope.eventId, eventType: envelope.eventType, ...where },
+          { err, attempt, retryInMs, eventId: envelope.eventId, eventType: envelope.eventType, ...where },
           'event handler failed; rolled back, will retry',
         );
-        await sleep(delay, this.abort.signal);
-        if (this.abort.signal.aborted) throw new ConsumerStoppingError();
-        // Keeps the group membership during long retry runs (a no-op until the interval passes).
-        await heartbeat();
-      }
-    }
+      },
+    );
   }
 
   /** Produces an undecodable message to its DLQ, retrying until it is there (or we stop); only then may the offset move on. */
@@ -263,22 +257,43 @@ export class EventConsumer {
   ): Promise<void> {
     const where: Where = { topic, partition, offset: message.offset };
     const input = { topic, partition, message, error, groupId: this.options.groupId, consumerName: this.options.consumerName };
-    const backoff = new Backoff(this.options.retryInitialMs ?? 200, this.options.retryMaxMs ?? 5000);
-    for (let attempt = 1; ; attempt++) {
-      if (this.abort.signal.aborted) throw new ConsumerStoppingError();
-      try {
+    await this.retryUntilDone(
+      heartbeat,
+      async () => {
         const dlq = await this.deadLetters.publish(input);
         this.stats.deadLettered++;
         eventsCounter.inc({ stage: 'dead_lettered', topic });
         this.log.error({ err: error, dlq, ...where }, 'message is not a valid event; produced it to the dead-letter topic');
-        return;
-      } catch (err) {
+      },
+      (err, attempt, retryInMs) => {
         this.stats.deadLetterFailures++;
         eventsCounter.inc({ stage: 'dead_letter_failed', topic });
+        this.log.warn({ err, attempt, retryInMs, ...where }, 'could not produce an invalid message to the dead-letter topic; will retry');
+      },
+    );
+  }
+
+  /**
+   * Runs `attempt` until it succeeds, backing off between failures; the offset never moves past a message meanwhile.
+   * Stopping the consumer abandons the loop (the message stays uncommitted).
+   */
+  private async retryUntilDone(
+    heartbeat: EachMessagePayload['heartbeat'],
+    attempt: () => Promise<void>,
+    onFailure: (err: unknown, attempt: number, retryInMs: number) => void,
+  ): Promise<void> {
+    const backoff = new Backoff(this.options.retryInitialMs ?? 200, this.options.retryMaxMs ?? 5000);
+    for (let n = 1; ; n++) {
+      if (this.abort.signal.aborted) throw new ConsumerStoppingError();
+      try {
+        await attempt();
+        return;
+      } catch (err) {
         const delay = backoff.next();
-        this.log.warn({ err, attempt, retryInMs: delay, ...where }, 'could not produce an invalid message to the dead-letter topic; will retry');
+        onFailure(err, n, delay);
         await sleep(delay, this.abort.signal);
         if (this.abort.signal.aborted) throw new ConsumerStoppingError();
+        // Keeps the group membership during long retry runs (a no-op until the interval passes).
         await heartbeat();
       }
     }

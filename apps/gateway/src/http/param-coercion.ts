@@ -70,8 +70,11 @@ export const INT32_MAX = 2147483647;
  */
 export function coerceInt32(v: unknown): Coerced<number> {
   const n = coerceInteger(v);
-  return typeof n === 'number' && (n < INT32_MIN || n > INT32_MAX) ? INVALID : n;
+  return typeof n === 'number' && !isInt32(n) ? INVALID : n;
 }
+
+/** Within protobuf `int32` (PostgreSQL `integer`)? */
+export const isInt32 = (n: number): boolean => n >= INT32_MIN && n <= INT32_MAX;
 
 /** Ruby `String#to_i`: leading integer prefix, 0 when there is none (used by GitLab's CommaSeparatedToIntegerArray). */
 export function rubyToI(s: string): number {

@@ -12,6 +12,7 @@ import {
   INT32_MAX,
   INT32_MIN,
   INVALID,
+  isInt32,
   type Invalid,
 } from './param-coercion';
 
@@ -87,13 +88,12 @@ export class Param<T, R extends boolean = false, N extends boolean = true, V ext
 const base = { required: false, hasDefault: false, notBlank: false } as const;
 const scalar = <T>(kind: ScalarKind, coerce: Coercer, extra: Partial<ParamDef> = {}) => new Param<T>({ ...base, ...extra, kind, coerce });
 
-const inInt32 = (n: number) => n >= INT32_MIN && n <= INT32_MAX;
 const COMMA_SEPARATED: Partial<Record<ScalarKind, Coercer>> = {
   string: commaSeparatedToArray,
   integer: commaSeparatedToIntegerArray,
   int32: (v) => {
     const list = commaSeparatedToIntegerArray(v);
-    return list.every(inInt32) ? list : INVALID;
+    return list.every(isInt32) ? list : INVALID;
   },
 };
 
