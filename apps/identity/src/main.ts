@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.identity.v1.IdentityService',
       definition: identityV1.IdentityServiceService,
-      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger }), {
+      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT }), {
         actorSecret: config.ACTOR_SECRET, logger,
       }),
     }],

@@ -35,6 +35,8 @@ export const EventTypes = Object.freeze({
   ProjectCreated: payloadType(`${projectEventsV1.protobufPackage}.ProjectCreated`, projectEventsV1.ProjectCreated),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
   NamespaceChanged: payloadType(`${identityEventsV1.protobufPackage}.NamespaceChanged`, identityEventsV1.NamespaceChanged),
+  NamespaceDeleted: payloadType(`${identityEventsV1.protobufPackage}.NamespaceDeleted`, identityEventsV1.NamespaceDeleted),
+  GroupMembershipChanged: payloadType(`${identityEventsV1.protobufPackage}.GroupMembershipChanged`, identityEventsV1.GroupMembershipChanged),
 });
 
 const knownTypes = new Map<string, PayloadType<unknown>>(

@@ -56,3 +56,34 @@ export async function recordNamespaceChanged(
     actor,
   });
 }
+
+/** Outboxes NamespaceDeleted (key namespace:<id>): the group is gone, with its memberships. */
+export async function recordNamespaceDeleted(client: PoolClient, topic: string, ns: { id: number; full_path: string }, actor?: Actor): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'namespace',
+    aggregateKey: `namespace:${ns.id}`,
+    payloadType: EventTypes.NamespaceDeleted,
+    payload: identityEventsV1.NamespaceDeleted.fromPartial({ id: ns.id, kind: 'group', fullPath: ns.full_path }),
+    actor,
+  });
+}
+
+/** Outboxes GroupMembershipChanged (key namespace:<group id>); access level 0 means the membership was removed. */
+export async function recordGroupMembershipChanged(
+  client: PoolClient,
+  topic: string,
+  m: { groupId: number; userId: number; accessLevel: number; expiresAt: string | null },
+  actor?: Actor,
+): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'namespace',
+    aggregateKey: `namespace:${m.groupId}`,
+    payloadType: EventTypes.GroupMembershipChanged,
+    payload: identityEventsV1.GroupMembershipChanged.fromPartial({
+      groupId: m.groupId, userId: m.userId, accessLevel: m.accessLevel, expiresAt: m.expiresAt ?? '',
+    }),
+    actor,
+  });
+}

@@ -2,11 +2,11 @@ import type { Pool } from '@glp/db';
 import { identityV1 } from '@glp/proto';
 import { forbidden, notFound, badRequest, type AsyncService, type Logger } from '@glp/service-kit';
 import { generateTokenSecret, resolveNewToken, tokenDigest, tokenState } from '../domain/tokens';
-import { findNamespaceByFullPath, findNamespaceById } from '../store/namespaces-store';
 import { findTokenWithUser, insertToken, touchToken } from '../store/tokens-store';
 import { findUserById, findUserByUsername } from '../store/users-store';
 import { createUser, newUserFromRequest } from './create-user';
-import { toProtoNamespace, toProtoToken, toProtoUser } from './mappers';
+import { groupService } from './group-service';
+import { toProtoToken, toProtoUser } from './mappers';
 
 const STATUS: Record<ReturnType<typeof tokenState>, identityV1.TokenStatus> = {
   active: identityV1.TokenStatus.TOKEN_STATUS_ACTIVE,
@@ -15,10 +15,8 @@ const STATUS: Record<ReturnType<typeof tokenState>, identityV1.TokenStatus> = {
   user_blocked: identityV1.TokenStatus.TOKEN_STATUS_USER_BLOCKED,
 };
 
-const OWNER_ACCESS = 50;
-
-export function identityService(deps: { pool: Pool; topic: string; logger: Logger }): AsyncService<identityV1.IdentityServiceServer> {
-  const { pool, topic, logger } = deps;
+export function identityService(deps: { pool: Pool; topic: string; logger: Logger; countLimit: number }): AsyncService<identityV1.IdentityServiceServer> {
+  const { pool, topic, logger, countLimit } = deps;
   return {
     async authenticateToken(req) {
       const found = req.token ? await findTokenWithUser(pool, tokenDigest(req.token)) : undefined;
@@ -70,18 +68,6 @@ export function identityService(deps: { pool: Pool; topic: string; logger: Logge
       });
       return { token: toProtoToken(row, user.state, secret) };
     },
-
-    async getNamespace(req, ctx) {
-      const sel = req.selector;
-      const ns =
-        sel?.$case === 'id' ? await findNamespaceById(pool, sel.value)
-        : sel?.$case === 'fullPath' ? await findNamespaceByFullPath(pool, sel.value)
-        : undefined;
-      if (!ns) throw notFound('Namespace');
-      const owner = ns.owner_id ? await findUserById(pool, ns.owner_id) : undefined;
-      const isOwner = ctx.actor.kind === 'user' && ns.owner_id === ctx.actor.id;
-      if (!isOwner && !ctx.actor.admin) throw notFound('Namespace');
-      return { namespace: toProtoNamespace(ns, owner), callerAccessLevel: isOwner || ctx.actor.admin ? OWNER_ACCESS : 0 };
-    },
+    ...groupService({ pool, topic, countLimit }),
   };
 }

@@ -3,14 +3,17 @@ import type { NamespaceRow } from './user-rows';
 
 type Queryable = Pool | PoolClient;
 
-// Nested groups come later; a top-level namespace's full path is its path.
-const NAMESPACE_SELECT = `SELECT id, name, path, kind, parent_id, owner_id, version, path AS full_path FROM namespaces`;
+const NAMESPACE_COLUMNS = 'id, name, path, kind, parent_id, owner_id, version, full_path';
+const NAMESPACE_SELECT = `SELECT ${NAMESPACE_COLUMNS} FROM namespaces`;
 
+/** A user's personal namespace: a top-level namespace named and pathed after the username. */
 export async function insertPersonalNamespace(db: PoolClient, owner: { id: number; username: string; name: string }): Promise<NamespaceRow> {
   const { rows } = await db.query<NamespaceRow>(
-    `INSERT INTO namespaces (name, path, kind, owner_id) VALUES ($1, $2, 'user', $3)
-     RETURNING id, name, path, kind, parent_id, owner_id, version, path AS full_path`,
-    [owner.username, owner.username, owner.id],
+    `WITH new_id AS (SELECT nextval(pg_get_serial_sequence('namespaces', 'id')) AS id)
+     INSERT INTO namespaces (id, name, path, kind, owner_id, full_path, full_name, traversal_ids)
+     SELECT id, $1, $1, 'user', $2, $1, $1, ARRAY[id] FROM new_id
+     RETURNING ${NAMESPACE_COLUMNS}`,
+    [owner.username, owner.id],
   );
   return rows[0]!;
 }
@@ -21,6 +24,6 @@ export async function findNamespaceById(db: Queryable, id: number): Promise<Name
 }
 
 export async function findNamespaceByFullPath(db: Queryable, fullPath: string): Promise<NamespaceRow | undefined> {
-  const { rows } = await db.query<NamespaceRow>(`${NAMESPACE_SELECT} WHERE parent_id IS NULL AND lower(path) = lower($1)`, [fullPath]);
+  const { rows } = await db.query<NamespaceRow>(`${NAMESPACE_SELECT} WHERE lower(full_path) = lower($1)`, [fullPath]);
   return rows[0];
 }

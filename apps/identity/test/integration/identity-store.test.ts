@@ -26,7 +26,7 @@ describe('identity against PostgreSQL', () => {
     await migrateIdentity(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'identity-it-'));
-    service = identityService({ pool, topic: 'test.identity', logger });
+    service = identityService({ pool, topic: 'test.identity', logger, countLimit: 10000 });
   });
   afterAll(async () => {
     await pool.end();

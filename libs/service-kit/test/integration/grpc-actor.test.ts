@@ -29,6 +29,8 @@ describe('gRPC bootstrap', () => {
       createPersonalAccessToken: async () => ({}),
       getNamespace: async () => ({ callerAccessLevel: 0 }),
     };
+    // The methods this test does not call answer empty.
+    for (const name of Object.keys(identityV1.IdentityServiceService)) (handlers as Record<string, unknown>)[name] ??= async () => ({});
     server = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
