@@ -15,6 +15,8 @@ export interface RunningStack {
   rootToken: string;
   schemas: { identity: string; projects: string };
   topicPrefix: string;
+  /** gRPC addresses of the services (benchmarks call them directly). */
+  grpcAddrs: { identity: string; projects: string };
   /** Prometheus endpoints by service. */
   metricsUrls: { identity: string; projects: string; gateway: string };
   /** Everything the services printed, for failure messages. */
@@ -128,5 +130,6 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
   const signal = (service: string, sig: NodeJS.Signals) => {
     children[services.findIndex((s) => s.name === service)]?.kill(sig);
   };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, metricsUrls, logs: () => output, signal, stop };
+  const grpcAddrs = { identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}` };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
 }

@@ -1,5 +1,6 @@
 import type { identityV1 } from '@glp/proto';
 import type { AsyncService } from '@glp/service-kit';
+import { userGroupAccess } from '../app/group-access';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../app/group-members';
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupsDeps } from '../app/groups';
 import { getNamespace, listNamespaces } from '../app/namespaces';
@@ -8,7 +9,7 @@ import { toProtoNamespace } from './mappers';
 
 type GroupMethods =
   | 'getNamespace' | 'listNamespaces' | 'createGroup' | 'getGroup' | 'listGroups' | 'updateGroup' | 'deleteGroup'
-  | 'listGroupMembers' | 'getGroupMember' | 'addGroupMember' | 'updateGroupMember' | 'removeGroupMember';
+  | 'listGroupMembers' | 'getGroupMember' | 'addGroupMember' | 'updateGroupMember' | 'removeGroupMember' | 'getUserGroupAccess';
 
 /** gRPC adapters of namespaces, groups and group members: decode, call the use case, encode. */
 export function groupService(deps: GroupsDeps): Pick<AsyncService<identityV1.IdentityServiceServer>, GroupMethods> {
@@ -69,6 +70,9 @@ export function groupService(deps: GroupsDeps): Pick<AsyncService<identityV1.Ide
     async updateGroupMember(req, ctx) {
       const member = await updateMember(deps, ctx.actor, fromProtoSelector(req.group), req.userId, { accessLevel: req.accessLevel, expiresAt: req.expiresAt });
       return { member: toProtoMember(member) };
+    },
+    async getUserGroupAccess(req, ctx) {
+      return { groups: await userGroupAccess(pool, ctx.actor, req.userId, req.groupIds) };
     },
     async removeGroupMember(req, ctx) {
       await removeMember(deps, ctx.actor, fromProtoSelector(req.group), req.userId);

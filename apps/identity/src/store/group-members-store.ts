@@ -118,3 +118,18 @@ export async function countOwners(db: Queryable, groupId: number): Promise<numbe
   );
   return rows[0]!.n;
 }
+
+/**
+ * A user's effective level per group: for every group at or below one of the user's unexpired memberships, the highest
+ * level among the memberships on its path. `groupIds` narrows the answer (empty: all of them).
+ */
+export async function effectiveGroupAccess(db: Queryable, userId: number, groupIds: number[]): Promise<{ group_id: number; access_level: number }[]> {
+  const { rows } = await db.query<{ group_id: number; access_level: number }>(
+    `SELECT n.id AS group_id, max(gm.access_level)::int AS access_level
+     FROM group_members gm JOIN namespaces n ON n.traversal_ids @> ARRAY[gm.group_id]
+     WHERE gm.user_id = $1 AND ${ACTIVE} AND n.kind = 'group' AND (cardinality($2::bigint[]) = 0 OR n.id = ANY($2::bigint[]))
+     GROUP BY n.id ORDER BY n.id`,
+    [userId, groupIds],
+  );
+  return rows;
+}
