@@ -7,6 +7,7 @@ import {
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
 import { onNamespaceChanged } from './events/namespace-consumer';
+import { onUserCreated } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
 import { migrateProjects } from './migrations';
 
@@ -36,7 +37,10 @@ async function main(): Promise<void> {
     topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
     fromBeginning: true,
-    handlers: { ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)) },
+    handlers: {
+      ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)),
+      ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserCreated(client, payload)),
+    },
   });
   // Non-blocking: the API serves during a Kafka outage; the consumer catches up when it returns.
   consumer.startInBackground();

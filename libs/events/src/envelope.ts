@@ -33,6 +33,7 @@ export function payloadType<T>(typeName: string, codec: MessageCodec<T>): Payloa
 /** The domain events of this platform (proto/gitlab/events/v1). */
 export const EventTypes = Object.freeze({
   ProjectCreated: payloadType(`${projectEventsV1.protobufPackage}.ProjectCreated`, projectEventsV1.ProjectCreated),
+  ProjectMembershipChanged: payloadType(`${projectEventsV1.protobufPackage}.ProjectMembershipChanged`, projectEventsV1.ProjectMembershipChanged),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
   NamespaceChanged: payloadType(`${identityEventsV1.protobufPackage}.NamespaceChanged`, identityEventsV1.NamespaceChanged),
   NamespaceDeleted: payloadType(`${identityEventsV1.protobufPackage}.NamespaceDeleted`, identityEventsV1.NamespaceDeleted),

@@ -10,6 +10,8 @@ export interface ListFilter {
   callerId: number;
   /** all: admin; signed_in: public + internal + own; public: anonymous. */
   readScope: 'all' | 'signed_in' | 'public';
+  /** The caller's effective levels in group namespaces (from identity): projects there count as the caller's. */
+  groupAccess: { namespaceId: number; level: number }[];
   owned: boolean;
   membership: boolean;
   minAccessLevel?: number;

@@ -49,7 +49,7 @@ describe('new project', () => {
 describe('visibility', () => {
   const user = { kind: 'user' as const, id: 7, username: 'u', admin: false, scopes: ['api'] };
   const anon = { kind: 'anonymous' as const, id: 0, username: '', admin: false, scopes: [] };
-  const facts = (f: Partial<ProjectAccessFacts>): ProjectAccessFacts => ({ visibility: 'private', memberAccess: 0, namespaceOwnerId: 1, pendingDelete: false, ...f });
+  const facts = (f: Partial<ProjectAccessFacts>): ProjectAccessFacts => ({ visibility: 'private', memberAccess: 0, namespaceOwnerId: 1, groupAccess: 0, pendingDelete: false, ...f });
 
   it('public to all, internal to signed-in users, private to members and admins', () => {
     expect(canReadProject(anon, facts({ visibility: 'public' }))).toBe(true);
@@ -58,6 +58,7 @@ describe('visibility', () => {
     expect(canReadProject(user, facts({}))).toBe(false);
     expect(canReadProject(user, facts({ memberAccess: 10 }))).toBe(true);
     expect(canReadProject(user, facts({ namespaceOwnerId: 7 }))).toBe(true);
+    expect(canReadProject(user, facts({ namespaceOwnerId: null, groupAccess: 10 }))).toBe(true);
     expect(canReadProject({ ...user, admin: true }, facts({}))).toBe(true);
     expect(canReadProject({ ...user, admin: true }, facts({ pendingDelete: true }))).toBe(false);
   });
@@ -65,6 +66,8 @@ describe('visibility', () => {
   it('the personal namespace owner has owner access', () => {
     expect(effectiveAccess(user, facts({ namespaceOwnerId: 7 }))).toBe(50);
     expect(effectiveAccess(user, facts({ memberAccess: 30 }))).toBe(30);
+    expect(effectiveAccess(user, facts({ memberAccess: 20, groupAccess: 40 }))).toBe(40);
+    expect(effectiveAccess(user, facts({ memberAccess: 40, groupAccess: 20 }))).toBe(40);
     expect(effectiveAccess(anon, facts({ memberAccess: 30 }))).toBe(0);
   });
 });

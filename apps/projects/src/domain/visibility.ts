@@ -14,14 +14,16 @@ export interface ProjectAccessFacts {
   memberAccess: number;
   /** Owner of the project's personal namespace. */
   namespaceOwnerId: number | null;
+  /** The caller's effective level in the project's group namespace (ancestors included), 0 when none. */
+  groupAccess: number;
   pendingDelete: boolean;
 }
 
-/** The caller's effective access level: membership, or owner of the personal namespace. */
+/** The caller's effective access level: the highest of membership, group access, and owner of the personal namespace. */
 export function effectiveAccess(actor: Actor, p: ProjectAccessFacts): number {
   if (actor.kind !== 'user') return ACCESS.NONE;
   if (p.namespaceOwnerId !== null && p.namespaceOwnerId === actor.id) return ACCESS.OWNER;
-  return p.memberAccess;
+  return Math.max(p.memberAccess, p.groupAccess);
 }
 
 /** GitLab's read rule: public to all, internal to signed-in users, private to members; admins read all. */

@@ -21,3 +21,22 @@ export async function recordProjectCreated(
     actor,
   });
 }
+
+/** Outboxes ProjectMembershipChanged (key project:<id>); access level 0 means the membership was removed. */
+export async function recordProjectMembershipChanged(
+  client: PoolClient,
+  topic: string,
+  m: { projectId: number; userId: number; accessLevel: number; expiresAt: string | null },
+  actor: Actor,
+): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'project',
+    aggregateKey: `project:${m.projectId}`,
+    payloadType: EventTypes.ProjectMembershipChanged,
+    payload: projectEventsV1.ProjectMembershipChanged.fromPartial({
+      projectId: m.projectId, userId: m.userId, accessLevel: m.accessLevel, expiresAt: m.expiresAt ?? '',
+    }),
+    actor,
+  });
+}

@@ -3,6 +3,7 @@ import type { Actor } from '@glp/service-kit';
 import { effectiveSettings } from '../domain/project-settings';
 import { effectiveAccess, type VisibilityLevel } from '../domain/visibility';
 import type { ProjectRow } from '../store/project-rows';
+import { accessFacts } from '../app/read-project';
 
 const VISIBILITY_TO_PROTO: Record<VisibilityLevel, projectsV1.Visibility> = {
   private: projectsV1.Visibility.VISIBILITY_PRIVATE,
@@ -19,11 +20,8 @@ export function visibilityFromProto(v: projectsV1.Visibility): VisibilityLevel |
   }
 }
 
-export function accessFacts(r: ProjectRow) {
-  return { visibility: r.visibility, memberAccess: r.member_access, namespaceOwnerId: r.ns_owner_id, pendingDelete: r.pending_delete };
-}
-
-export function toProtoProject(r: ProjectRow, actor: Actor): projectsV1.Project {
+/** `groupAccess`: the caller's level in the project's group namespace (0 none, or a personal namespace). */
+export function toProtoProject(r: ProjectRow, actor: Actor, groupAccess = 0): projectsV1.Project {
   const personal = r.ns_kind === 'user' && r.ns_owner_id !== null;
   return projectsV1.Project.fromPartial({
     id: r.id,
@@ -52,6 +50,8 @@ export function toProtoProject(r: ProjectRow, actor: Actor): projectsV1.Project 
     emptyRepo: true,
     repositoryStorage: r.repository_storage,
     openIssuesCount: 0,
-    callerAccessLevel: effectiveAccess(actor, accessFacts(r)),
+    callerAccessLevel: effectiveAccess(actor, accessFacts(r, groupAccess)),
+    projectAccessLevel: actor.kind === 'user' ? r.member_access : 0,
+    groupAccessLevel: actor.kind === 'user' ? groupAccess : 0,
   });
 }

@@ -1,22 +1,28 @@
-import type { Pool } from '@glp/db';
-import { projectsV1, type identityV1 } from '@glp/proto';
-import { notFound, type Actor, type AsyncService, type PromiseClient } from '@glp/service-kit';
-import { parseSearch, readScopeOf, resolveOrderBy } from '../domain/list-filter';
-import { normalizeTopics } from '../domain/new-project';
-import { canReadProject } from '../domain/visibility';
-import { findProjectByFullPath, findProjectById, listProjects } from '../store/projects-store';
-import type { ProjectRow } from '../store/project-rows';
-import { createProject } from './create-project';
-import { accessFacts, toProtoProject, visibilityFromProto } from './mappers';
+import { projectsV1 } from '@glp/proto';
+import type { AsyncService } from '@glp/service-kit';
+import type { ProjectsDeps } from '../app/deps';
+import { listProjects } from '../app/list-projects';
+import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
+import { readableProject } from '../app/read-project';
+import { createProject } from '../app/create-project';
+import { toProtoProject } from './mappers';
 
-const callerId = (a: Actor) => (a.kind === 'user' ? a.id : 0);
+function toProtoMember(m: MemberView): projectsV1.ProjectMember {
+  return projectsV1.ProjectMember.fromPartial({
+    user: { id: m.user.id, username: m.user.username, name: m.user.name, state: m.user.state, avatarUrl: m.user.avatar_url },
+    accessLevel: m.accessLevel,
+    createdAt: m.createdAt,
+    expiresAt: m.expiresAt ?? '',
+    createdById: m.createdById ?? 0,
+    sourceKind: m.sourceKind,
+    sourceId: m.sourceId,
+  });
+}
 
-export function projectsService(deps: {
-  pool: Pool;
-  identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'getNamespace'>;
-  topic: string;
-  countLimit: number;
-}): AsyncService<projectsV1.ProjectsServiceServer> {
+const page = (p: number, perPage: number) => ({ page: Math.max(1, p || 1), perPage: Math.min(100, Math.max(1, perPage || 20)) });
+
+/** gRPC adapters of the projects service: decode, call the use case (app/), encode. */
+export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.ProjectsServiceServer> {
   const { pool, identity, topic } = deps;
   return {
     async createProject(req, ctx) {
@@ -25,35 +31,40 @@ export function projectsService(deps: {
     },
 
     async getProject(req, ctx) {
-      const sel = req.selector;
-      let row: ProjectRow | undefined;
-      if (sel?.$case === 'id') row = await findProjectById(pool, sel.value, callerId(ctx.actor));
-      else if (sel?.$case === 'fullPath') row = await findProjectByFullPath(pool, sel.value, callerId(ctx.actor));
-      // Unreadable is indistinguishable from missing: GitLab never reveals a hidden project.
-      if (!row || !canReadProject(ctx.actor, accessFacts(row))) throw notFound('Project');
-      return { project: toProtoProject(row, ctx.actor) };
+      const { row, facts } = await readableProject(deps, ctx.actor, req.selector);
+      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
     },
 
     async listProjects(req, ctx) {
-      const { rows, total } = await listProjects(pool, {
-        callerId: callerId(ctx.actor),
-        readScope: readScopeOf(ctx.actor),
-        owned: req.owned && ctx.actor.kind === 'user',
-        membership: req.membership && ctx.actor.kind === 'user',
-        minAccessLevel: ctx.actor.kind === 'user' ? req.minAccessLevel : undefined,
-        visibility: visibilityFromProto(req.visibility),
-        archived: req.archived,
-        idAfter: req.idAfter || undefined,
-        idBefore: req.idBefore || undefined,
-        topics: normalizeTopics(req.topics),
-        search: parseSearch(req.search),
-        orderBy: resolveOrderBy(req.orderBy),
-        sort: req.sort === 'asc' ? 'asc' : 'desc',
-        page: Math.max(1, req.page || 1),
-        perPage: Math.min(100, Math.max(1, req.perPage || 20)),
-        countLimit: req.skipCount ? 0 : deps.countLimit,
+      const { rows, groupAccess, total } = await listProjects(deps, ctx.actor, req);
+      return { projects: rows.map((r) => toProtoProject(r, ctx.actor, groupAccess.get(r.namespace_id) ?? 0)), total };
+    },
+
+    async listProjectMembers(req, ctx) {
+      const { members, total } = await listMembers(deps, ctx.actor, req.project?.selector, {
+        inherited: req.inherited, query: req.query, userIds: req.userIds, ...page(req.page, req.perPage),
       });
-      return { projects: rows.map((r) => toProtoProject(r, ctx.actor)), total };
+      return { members: members.map(toProtoMember), total };
+    },
+
+    async getProjectMember(req, ctx) {
+      return { member: toProtoMember(await getMember(deps, ctx.actor, req.project?.selector, req.userId, req.inherited)) };
+    },
+
+    async addProjectMember(req, ctx) {
+      const member = await addMember(deps, ctx.actor, req.project?.selector, {
+        userId: req.userId, username: req.username, accessLevel: req.accessLevel, expiresAt: req.expiresAt,
+      });
+      return { member: toProtoMember(member) };
+    },
+
+    async updateProjectMember(req, ctx) {
+      return { member: toProtoMember(await updateMember(deps, ctx.actor, req.project?.selector, req.userId, { accessLevel: req.accessLevel, expiresAt: req.expiresAt })) };
+    },
+
+    async removeProjectMember(req, ctx) {
+      await removeMember(deps, ctx.actor, req.project?.selector, req.userId);
+      return {};
     },
   };
 }

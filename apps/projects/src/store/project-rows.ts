@@ -34,11 +34,11 @@ export interface ProjectRow {
   member_access: number;
 }
 
-/** Projects with their namespace and the caller's membership; `$1` is the caller's user id (0 for none). */
+/** Projects with their namespace and the caller's unexpired membership; `$1` is the caller's user id (0 for none). */
 export const PROJECT_FROM = `
     FROM projects p
     JOIN namespaces n ON n.id = p.namespace_id
-    LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
+    LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > current_date)`;
 
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,

@@ -68,14 +68,24 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   const values: unknown[] = [f.callerId];
   const bind = (v: unknown) => `$${values.push(v)}`;
   const where = ['NOT p.pending_delete'];
-  if (f.readScope === 'public') where.push("p.visibility = 'public'");
-  else if (f.readScope === 'signed_in') {
-    where.push(`(p.visibility IN ('public', 'internal') OR m.user_id IS NOT NULL OR n.owner_id = $1)`);
+  // The caller's level in each project: owner of the personal namespace (50), direct membership, group access.
+  let inGroup = 'false';
+  let groupLevel = () => '0';
+  if (f.groupAccess.length) {
+    const ids = bind(f.groupAccess.map((g) => g.namespaceId));
+    inGroup = `p.namespace_id = ANY(${ids}::bigint[])`;
+    groupLevel = () => {
+      const levels = bind(f.groupAccess.map((g) => g.level));
+      return `COALESCE((SELECT ga.level FROM unnest(${ids}::bigint[], ${levels}::int[]) AS ga(ns, level) WHERE ga.ns = p.namespace_id), 0)`;
+    };
   }
+  const member = `(m.user_id IS NOT NULL OR n.owner_id = $1 OR ${inGroup})`;
+  if (f.readScope === 'public') where.push("p.visibility = 'public'");
+  else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${member})`);
   if (f.owned) where.push(`n.owner_id = $1`);
-  if (f.membership) where.push(`(m.user_id IS NOT NULL OR n.owner_id = $1)`);
+  if (f.membership) where.push(member);
   if (f.minAccessLevel !== undefined) {
-    where.push(`(CASE WHEN n.owner_id = $1 THEN 50 ELSE COALESCE(m.access_level, 0) END) >= ${bind(f.minAccessLevel)}`);
+    where.push(`GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}) >= ${bind(f.minAccessLevel)}`);
   }
   if (f.visibility) where.push(`p.visibility = ${bind(f.visibility)}`);
   if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);

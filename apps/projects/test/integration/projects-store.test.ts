@@ -28,6 +28,12 @@ describe('projects against PostgreSQL', () => {
       }
       throw new DomainError('not_found', 'Namespace');
     }),
+    // Nobody here belongs to a group.
+    getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
+    getUser: jest.fn(async () => {
+      throw new DomainError('not_found', 'User');
+    }),
+    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };
 
   beforeAll(async () => {

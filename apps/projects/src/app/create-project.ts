@@ -6,7 +6,7 @@ import { ACCESS } from '../domain/visibility';
 import { recordProjectCreated } from '../events/project-events';
 import { findProjectById, insertMember, insertProject, takenInNamespace } from '../store/projects-store';
 import type { ProjectRow } from '../store/project-rows';
-import { visibilityFromProto } from './mappers';
+import { visibilityFromProto } from '../grpc/mappers';
 import { resolveTargetNamespace } from './namespace-resolver';
 
 function takenErrors(taken: { name: boolean; path: boolean }): FieldErrors | undefined {

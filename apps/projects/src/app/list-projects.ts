@@ -1,0 +1,43 @@
+import type { projectsV1 } from '@glp/proto';
+import type { Actor } from '@glp/service-kit';
+import { parseSearch, readScopeOf, resolveOrderBy } from '../domain/list-filter';
+import { normalizeTopics } from '../domain/new-project';
+import { listProjects as listProjectRows } from '../store/projects-store';
+import type { ProjectRow } from '../store/project-rows';
+import { visibilityFromProto } from '../grpc/mappers';
+import type { ProjectsDeps } from './deps';
+import { groupAccessOf } from './group-access';
+import { callerId } from './read-project';
+
+/**
+ * GET /projects for the caller: what they may read, with their access through project membership, personal namespace
+ * and group namespaces (one identity call for signed-in non-administrators, one SQL page + one count).
+ */
+export async function listProjects(
+  deps: ProjectsDeps,
+  actor: Actor,
+  req: projectsV1.ListProjectsRequest,
+): Promise<{ rows: ProjectRow[]; groupAccess: Map<number, number>; total: number }> {
+  const signedIn = actor.kind === 'user';
+  const groupAccess = await groupAccessOf(deps.identity, actor, []);
+  const { rows, total } = await listProjectRows(deps.pool, {
+    callerId: callerId(actor),
+    readScope: readScopeOf(actor),
+    groupAccess: [...groupAccess].map(([namespaceId, level]) => ({ namespaceId, level })),
+    owned: req.owned && signedIn,
+    membership: req.membership && signedIn,
+    minAccessLevel: signedIn ? req.minAccessLevel : undefined,
+    visibility: visibilityFromProto(req.visibility),
+    archived: req.archived,
+    idAfter: req.idAfter || undefined,
+    idBefore: req.idBefore || undefined,
+    topics: normalizeTopics(req.topics),
+    search: parseSearch(req.search),
+    orderBy: resolveOrderBy(req.orderBy),
+    sort: req.sort === 'asc' ? 'asc' : 'desc',
+    page: Math.max(1, req.page || 1),
+    perPage: Math.min(100, Math.max(1, req.perPage || 20)),
+    countLimit: req.skipCount ? 0 : deps.countLimit,
+  });
+  return { rows, groupAccess, total };
+}

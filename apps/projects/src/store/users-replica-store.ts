@@ -1,0 +1,33 @@
+import type { Pool, PoolClient } from '@glp/db';
+
+type Queryable = Pool | PoolClient;
+
+export interface UserReplica {
+  id: number;
+  username: string;
+  name: string;
+  state: string;
+  avatar_url: string;
+}
+
+/** Inserts or refreshes users of the read model (one statement for any number). */
+export async function upsertUsers(db: Queryable, users: UserReplica[]): Promise<void> {
+  if (users.length === 0) return;
+  await db.query(
+    `INSERT INTO users (id, username, name, state, avatar_url)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+     ON CONFLICT (id) DO UPDATE SET username = EXCLUDED.username, name = EXCLUDED.name, state = EXCLUDED.state,
+       avatar_url = EXCLUDED.avatar_url, updated_at = now()`,
+    [users.map((u) => u.id), users.map((u) => u.username), users.map((u) => u.name), users.map((u) => u.state), users.map((u) => u.avatar_url)],
+  );
+}
+
+/** Which of these user ids the read model does not have yet. */
+export async function missingUserIds(db: Queryable, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ id: number }>(
+    'SELECT id FROM unnest($1::bigint[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = x.id)',
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
