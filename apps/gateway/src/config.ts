@@ -11,6 +11,7 @@ export const gatewayEnv = z.object({
   EXTERNAL_URL: z.string().url().optional(),
   IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
   PROJECTS_GRPC_ADDR: env.str('127.0.0.1:50052'),
+  ACCESS_REQUESTS_GRPC_ADDR: env.str('127.0.0.1:50053'),
   REDIS_URL: env.url(),
   /** How long a token's identity is cached in Redis (seconds); 0 disables the cache. */
   AUTH_CACHE_TTL_SECONDS: env.int(30, 0, 3600),

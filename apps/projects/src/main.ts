@@ -6,7 +6,7 @@ import {
   runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
-import { onNamespaceChanged } from './events/namespace-consumer';
+import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
 import { onUserCreated } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
 import { migrateProjects } from './migrations';
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     fromBeginning: true,
     handlers: {
       ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)),
+      ...onEvent(EventTypes.NamespaceDeleted, ({ client, payload }) => onNamespaceDeleted(client, payload)),
       ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserCreated(client, payload)),
     },
   });

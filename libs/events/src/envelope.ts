@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Any, eventsV1, identityEventsV1, projectEventsV1 } from '@glp/proto';
+import { accessRequestEventsV1, Any, eventsV1, identityEventsV1, projectEventsV1 } from '@glp/proto';
 
 export type EventEnvelope = eventsV1.EventEnvelope;
 
@@ -38,6 +38,9 @@ export const EventTypes = Object.freeze({
   NamespaceChanged: payloadType(`${identityEventsV1.protobufPackage}.NamespaceChanged`, identityEventsV1.NamespaceChanged),
   NamespaceDeleted: payloadType(`${identityEventsV1.protobufPackage}.NamespaceDeleted`, identityEventsV1.NamespaceDeleted),
   GroupMembershipChanged: payloadType(`${identityEventsV1.protobufPackage}.GroupMembershipChanged`, identityEventsV1.GroupMembershipChanged),
+  AccessRequested: payloadType(`${accessRequestEventsV1.protobufPackage}.AccessRequested`, accessRequestEventsV1.AccessRequested),
+  AccessRequestApproved: payloadType(`${accessRequestEventsV1.protobufPackage}.AccessRequestApproved`, accessRequestEventsV1.AccessRequestApproved),
+  AccessRequestDenied: payloadType(`${accessRequestEventsV1.protobufPackage}.AccessRequestDenied`, accessRequestEventsV1.AccessRequestDenied),
 });
 
 const knownTypes = new Map<string, PayloadType<unknown>>(

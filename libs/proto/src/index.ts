@@ -1,4 +1,6 @@
 // Re-exports of the code generated from proto/ by `buf generate` (see proto/buf.gen.yaml).
+export * as accessRequestsV1 from './gen/gitlab/access_requests/v1/access_requests';
+export * as accessRequestEventsV1 from './gen/gitlab/events/v1/access_request_events';
 export * as eventsV1 from './gen/gitlab/events/v1/envelope';
 export * as identityEventsV1 from './gen/gitlab/events/v1/identity_events';
 export * as projectEventsV1 from './gen/gitlab/events/v1/project_events';

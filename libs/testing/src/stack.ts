@@ -13,16 +13,16 @@ export interface RunningStack {
   /** http://127.0.0.1:41234/api/v4 */
   apiUrl: string;
   rootToken: string;
-  schemas: { identity: string; projects: string };
+  schemas: { identity: string; projects: string; accessRequests: string };
   topicPrefix: string;
   /** gRPC addresses of the services (benchmarks call them directly). */
-  grpcAddrs: { identity: string; projects: string };
+  grpcAddrs: { identity: string; projects: string; accessRequests: string };
   /** Prometheus endpoints by service. */
-  metricsUrls: { identity: string; projects: string; gateway: string };
+  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
   /** Sends a signal to one service (failure tests: SIGKILL projects, SIGSTOP identity ...). */
-  signal(service: 'identity' | 'projects' | 'gateway', signal: NodeJS.Signals): void;
+  signal(service: 'identity' | 'projects' | 'access-requests' | 'gateway', signal: NodeJS.Signals): void;
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -41,11 +41,11 @@ interface ServiceSpec {
 export async function startStack(opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number } = {}): Promise<RunningStack> {
   const infra = infraFromEnv();
   const id = uniqueName(opts.name ?? 'e2e');
-  const schemas = { identity: `${id}_identity`, projects: `${id}_projects` };
+  const schemas = { identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests` };
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
-  const [identityPort, projectsPort, gatewayPort, ...metricsPorts] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
+  const [identityPort, projectsPort, accessRequestsPort, gatewayPort, ...metricsPorts] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
   const common: Record<string, string> = {
     DATABASE_URL: infra.databaseUrl,
     REDIS_URL: infra.redisUrl,
@@ -56,11 +56,13 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     NODE_ENV: process.env.NODE_ENV ?? 'test',
     IDENTITY_GRPC_ADDR: `127.0.0.1:${identityPort}`,
     PROJECTS_GRPC_ADDR: `127.0.0.1:${projectsPort}`,
+    ACCESS_REQUESTS_GRPC_ADDR: `127.0.0.1:${accessRequestsPort}`,
     ...opts.env,
   };
   const services: ServiceSpec[] = [
     { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
     { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
+    { name: 'access-requests', main: 'apps/access-requests/dist/main.js', env: { DB_SCHEMA: schemas.accessRequests, GRPC_PORT: String(accessRequestsPort), METRICS_PORT: String(metricsPorts[3]) } },
     { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id } },
   ];
   for (const s of services) {
@@ -98,7 +100,7 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
       ),
     );
     rmSync(dataDir, { recursive: true, force: true });
-    await dropSchemas(schemas.identity, schemas.projects).catch(() => undefined);
+    await dropSchemas(schemas.identity, schemas.projects, schemas.accessRequests).catch(() => undefined);
     return Object.fromEntries(services.map((s, i) => [s.name, codes[i] ?? null]));
   };
   const stop = () => (stopped ??= stopAll());
@@ -126,10 +128,11 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     identity: `http://127.0.0.1:${metricsPorts[0]}/metrics`,
     projects: `http://127.0.0.1:${metricsPorts[1]}/metrics`,
     gateway: `http://127.0.0.1:${metricsPorts[2]}/metrics`,
+    accessRequests: `http://127.0.0.1:${metricsPorts[3]}/metrics`,
   };
   const signal = (service: string, sig: NodeJS.Signals) => {
     children[services.findIndex((s) => s.name === service)]?.kill(sig);
   };
-  const grpcAddrs = { identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}` };
+  const grpcAddrs = { identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}` };
   return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
 }

@@ -20,12 +20,12 @@ export async function rowCounts(pool: Pool, schemas: readonly string[]): Promise
  * Counts once nothing moves any more: every outbox drained, the projects' namespace read model holding every
  * identity namespace (the consumer has caught up; topics have one partition), and the counts equal over `stableMs`.
  */
-export async function settledRowCounts(pool: Pool, schemas: { identity: string; projects: string }, stableMs = 1000, timeoutMs = 30_000): Promise<RowCounts> {
+export async function settledRowCounts(pool: Pool, schemas: { identity: string; projects: string; accessRequests: string }, stableMs = 1000, timeoutMs = 30_000): Promise<RowCounts> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   let since = Date.now();
   for (;;) {
-    const counts = await rowCounts(pool, [schemas.identity, schemas.projects]);
+    const counts = await rowCounts(pool, [schemas.identity, schemas.projects, schemas.accessRequests]);
     const key = JSON.stringify(counts);
     const drained = Object.entries(counts).every(([name, n]) => !name.endsWith('.outbox') || n === 0);
     const replicated = counts[`${schemas.projects}.namespaces`] === counts[`${schemas.identity}.namespaces`];
