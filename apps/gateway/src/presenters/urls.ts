@@ -6,6 +6,8 @@ export interface UrlBuilder {
   web(path: string): string;
   api(path: string): string;
   sshRepo(pathWithNamespace: string): string;
+  /** A group's page: `<base>/groups/<full_path>` (GitLab `group_url`). */
+  group(fullPath: string): string;
 }
 
 export function urlBuilder(externalUrl: string): UrlBuilder {
@@ -17,5 +19,6 @@ export function urlBuilder(externalUrl: string): UrlBuilder {
     web: (path) => `${base}/${path.replace(/^\/+/, '')}`,
     api: (path) => `${base}/api/v4/${path.replace(/^\/+/, '')}`,
     sshRepo: (pwn) => `git@${host}:${pwn}.git`,
+    group: (fullPath) => `${base}/groups/${fullPath}`,
   };
 }

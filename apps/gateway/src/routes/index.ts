@@ -1,5 +1,8 @@
 import type { RouteDef } from '../http/route';
+import { groupMemberRoutes } from './group-member-routes';
+import { groupRoutes } from './group-routes';
 import { metaRoutes } from './meta-routes';
+import { namespaceRoutes } from './namespace-routes';
 import { projectRoutes } from './project-routes';
 import { userRoutes } from './user-routes';
 
@@ -8,5 +11,5 @@ import { userRoutes } from './user-routes';
  * (test/e2e/route-fuzz.test.ts) reads, so a route added here is served and fuzzed.
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
-  return [...metaRoutes(version, revision), ...userRoutes, ...projectRoutes];
+  return [...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...groupRoutes, ...groupMemberRoutes, ...namespaceRoutes];
 }

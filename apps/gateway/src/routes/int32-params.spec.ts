@@ -31,6 +31,17 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'POST /users': [['identity', 'CreateUserRequest']],
   'GET /users/:id': [['identity', 'GetUserRequest']],
   'POST /users/:user_id/personal_access_tokens': [['identity', 'CreatePersonalAccessTokenRequest']],
+  'POST /groups': [['identity', 'CreateGroupRequest']],
+  'GET /groups': [['identity', 'ListGroupsRequest']],
+  'GET /groups/:id/subgroups': [['identity', 'ListGroupsRequest']],
+  'GET /groups/:id/members': [['identity', 'ListGroupMembersRequest']],
+  'GET /groups/:id/members/all': [['identity', 'ListGroupMembersRequest']],
+  'GET /groups/:id/members/:user_id': [['identity', 'GetGroupMemberRequest']],
+  'GET /groups/:id/members/all/:user_id': [['identity', 'GetGroupMemberRequest']],
+  'POST /groups/:id/members': [['identity', 'AddGroupMemberRequest']],
+  'PUT /groups/:id/members/:user_id': [['identity', 'UpdateGroupMemberRequest']],
+  'DELETE /groups/:id/members/:user_id': [['identity', 'RemoveGroupMemberRequest']],
+  'GET /namespaces': [['identity', 'ListNamespacesRequest']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -61,12 +72,26 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
     }
     expect(wrong).toEqual([]);
     expect(checked.sort()).toEqual([
+      'GET /groups min_access_level',
+      'GET /groups page',
+      'GET /groups per_page',
+      'GET /groups/:id/members page',
+      'GET /groups/:id/members per_page',
+      'GET /groups/:id/members/all page',
+      'GET /groups/:id/members/all per_page',
+      'GET /groups/:id/subgroups min_access_level',
+      'GET /groups/:id/subgroups page',
+      'GET /groups/:id/subgroups per_page',
+      'GET /namespaces page',
+      'GET /namespaces per_page',
       'GET /projects min_access_level',
       'GET /projects page',
       'GET /projects per_page',
+      'POST /groups/:id/members access_level',
       'POST /projects build_timeout',
       'POST /projects ci_default_git_depth',
       'POST /users projects_limit',
+      'PUT /groups/:id/members/:user_id access_level',
     ]);
   });
 });

@@ -208,8 +208,10 @@ export async function listGroups(db: Queryable, f: GroupListFilter): Promise<{ r
     `SELECT ${GROUP_COLUMNS} FROM namespaces n ${whereSql} ORDER BY ${order} LIMIT ${bind(f.limit)} OFFSET ${bind(f.offset)}`,
     params,
   );
+  // `caller` binds $1 even when no condition uses it (administrators' listings), so the parameter list is the same.
   const counted = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM namespaces n ${whereSql} LIMIT ${f.countLimit + 1}) c`,
+    `WITH caller(id) AS (SELECT $1::bigint)
+     SELECT count(*)::int AS n FROM (SELECT 1 FROM namespaces n ${whereSql} LIMIT ${f.countLimit + 1}) c`,
     countParams,
   );
   const total = counted.rows[0]!.n;

@@ -137,6 +137,10 @@ describe('identity groups and members against PostgreSQL', () => {
     expect(mine.total).toBe(2);
     const strangers = await service.listGroups({ search: '', owned: false, minAccessLevel: 0, topLevelOnly: false, skipGroups: [], orderBy: '', sort: '', page: 1, perPage: 20, parentId: 0, visibility: '', allAvailable: true }, ctx(users.stranger!));
     expect(strangers.groups.map((g) => g.fullPath)).toEqual(['renamed']);
+    const everything = await service.listGroups({ search: '', owned: false, minAccessLevel: 0, topLevelOnly: false, skipGroups: [], orderBy: 'path', sort: '', page: 1, perPage: 20, parentId: 0, visibility: '' }, ctx(admin));
+    expect([everything.groups.map((g) => g.fullPath), everything.total]).toEqual([['renamed/child', 'renamed'], 2]);
+    const allNamespaces = await service.listNamespaces({ search: '', ownedOnly: false, topLevelOnly: true, page: 1, perPage: 20 }, ctx(admin));
+    expect(allNamespaces.namespaces.map((n) => n.fullPath)).toEqual(['owner', 'dev', 'stranger', 'outsider', 'renamed']);
     const anon = await service.listGroups({ search: '', owned: false, minAccessLevel: 0, topLevelOnly: false, skipGroups: [], orderBy: '', sort: '', page: 1, perPage: 20, parentId: 0, visibility: '' }, ctx(ANON));
     expect(anon.groups).toEqual([]);
     const ns = await service.listNamespaces({ search: '', ownedOnly: false, topLevelOnly: false, page: 1, perPage: 20 }, ctx(users.owner!));
