@@ -29,6 +29,10 @@ export class DomainError extends Error {
 
 /** `what` names the missing thing, e.g. "Project" (rendered by the gateway as "404 Project Not Found"). */
 export const notFound = (what = '') => new DomainError('not_found', what);
+/** What `recordNotFound()` carries: a row looked up by key is missing (GitLab's `find_by!` → "404 Not found"). */
+export const RECORD = 'record';
+/** A row looked up by its key is missing (a membership, an access request): rendered as GitLab's RecordNotFound. */
+export const recordNotFound = () => new DomainError('not_found', RECORD);
 export const forbidden = (reason = '') => new DomainError('forbidden', reason);
 export const unauthenticated = (reason = '') => new DomainError('unauthenticated', reason);
 export const invalid = (fields: FieldErrors) =>

@@ -1,6 +1,6 @@
 import { withTransaction } from '@glp/db';
 import type { accessRequestsV1 } from '@glp/proto';
-import { DomainError, forbidden, invalid, notFound, type Actor } from '@glp/service-kit';
+import { DomainError, forbidden, invalid, recordNotFound, type Actor } from '@glp/service-kit';
 import { approvalLevel, canDeny, canManageRequests, requestRefusal } from '../domain/access-request-rules';
 import { recordAccessRequestApproved, recordAccessRequestDenied, recordAccessRequested } from '../events/access-request-events';
 import { deleteRequest, insertRequest, listPending, markApproving, unmarkApproving, type RequestRow } from '../store/requests-store';
@@ -13,8 +13,6 @@ export function isRefusal(err: unknown): err is DomainError {
   return err instanceof DomainError && !['unavailable', 'internal'].includes(err.kind);
 }
 
-/** NOT_FOUND of a request (GitLab's `find_by!` → `404 Not found`). */
-export const requestNotFound = () => notFound('AccessRequest');
 
 /** GET .../access_requests: project Maintainers, group Owners. */
 export async function listRequests(
@@ -57,7 +55,7 @@ export async function approve(
   const approverId = actor.kind === 'user' ? actor.id : 0;
   await withTransaction(deps.pool, async (client) => {
     const intent = await markApproving(client, s.kind, s.id, userId, level, approverId);
-    if (!intent) throw requestNotFound();
+    if (!intent) throw recordNotFound();
     if (errors) throw invalid(errors); // rolls the intent back
   });
   let member: Membership;
@@ -88,7 +86,7 @@ export async function deny(deps: AccessRequestsDeps, actor: Actor, source: acces
   if (!canDeny(actor, s, userId)) throw forbidden();
   await withTransaction(deps.pool, async (client) => {
     const row = await deleteRequest(client, s.kind, s.id, userId, 'pending');
-    if (!row) throw requestNotFound();
+    if (!row) throw recordNotFound();
     await recordAccessRequestDenied(client, deps.topic, { kind: s.kind, sourceId: s.id, userId, deniedById: actor.kind === 'user' ? actor.id : 0 }, actor);
   });
 }

@@ -127,7 +127,7 @@ describe('access requests: approval saga against PostgreSQL', () => {
     expect(owner50.fields).toEqual({ access_level: ['is not included in the list'] });
     expect(await state()).toEqual([{ source_kind: 'project', user_id: 3, state: 'pending', approved_level: null }]);
     const unknown = await rejection(service.approveAccessRequest({ source: PROJECT, userId: 9, accessLevel: 30 }, ctx(owner)));
-    expect([unknown.kind, unknown.message]).toEqual(['not_found', 'AccessRequest']);
+    expect([unknown.kind, unknown.message]).toEqual(['not_found', 'record']);
   });
 
   it('lets a requester withdraw and a manager deny; others are refused', async () => {

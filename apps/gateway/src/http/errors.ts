@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { redactUrl, type ErrorKind, type FieldErrors } from '@glp/service-kit';
+import { RECORD, redactUrl, type ErrorKind, type FieldErrors } from '@glp/service-kit';
 import { sendJson } from './respond';
 
 /**
@@ -112,7 +112,7 @@ export class HttpError extends Error {
 export function fromDomainError(kind: ErrorKind, message: string, fields?: FieldErrors): HttpError {
   switch (kind) {
     case 'not_found':
-      return HttpError.notFound(message || undefined);
+      return message === RECORD ? HttpError.recordNotFound() : HttpError.notFound(message || undefined);
     case 'forbidden':
       return HttpError.forbidden(message || undefined);
     case 'unauthenticated':

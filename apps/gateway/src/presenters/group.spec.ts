@@ -63,7 +63,7 @@ describe('member and namespace entities', () => {
       membership_state: 'active',
     });
     const root = identityV1.User.fromPartial({ id: 1, username: 'root', name: 'Administrator', state: 'active' });
-    const withCreator = memberEntity({ ...m, expiresAt: '2030-01-02' }, urls, root);
+    const withCreator = memberEntity({ ...m, expiresAt: '2030-01-02', createdBy: root }, urls);
     expect(withCreator).toMatchObject({ expires_at: '2030-01-02', created_by: { id: 1, username: 'root', web_url: 'http://gitlab.example.com/root' } });
   });
 

@@ -193,8 +193,9 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     security_and_compliance_enabled: full ? enabled(s.securityAndComplianceAccessLevel) : undefined,
     compliance_frameworks: full ? [] : undefined,
     permissions: shape !== 'with_access' ? undefined : {
-      project_access: p.callerAccessLevel > 0 ? { access_level: p.callerAccessLevel, notification_level: 3 } : null,
-      group_access: null,
+      // The caller's project membership, and their highest membership in the namespace's group or its ancestors.
+      project_access: p.projectAccessLevel > 0 ? { access_level: p.projectAccessLevel, notification_level: 3 } : null,
+      group_access: p.groupAccessLevel > 0 ? { access_level: p.groupAccessLevel, notification_level: 3 } : null,
     },
   };
 }

@@ -1,8 +1,10 @@
 import type { RouteDef } from '../http/route';
+import { accessRequestRoutes } from './access-request-routes';
 import { groupMemberRoutes } from './group-member-routes';
 import { groupRoutes } from './group-routes';
 import { metaRoutes } from './meta-routes';
 import { namespaceRoutes } from './namespace-routes';
+import { projectMemberRoutes } from './project-member-routes';
 import { projectRoutes } from './project-routes';
 import { userRoutes } from './user-routes';
 
@@ -11,5 +13,8 @@ import { userRoutes } from './user-routes';
  * (test/e2e/route-fuzz.test.ts) reads, so a route added here is served and fuzzed.
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
-  return [...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...groupRoutes, ...groupMemberRoutes, ...namespaceRoutes];
+  return [
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectMemberRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...namespaceRoutes, ...accessRequestRoutes,
+  ];
 }

@@ -22,6 +22,7 @@ function int32Fields(file: string): Map<string, string[]> {
 
 const projects = int32Fields('projects/v1/projects.proto');
 const identity = int32Fields('identity/v1/identity.proto');
+const accessRequests = int32Fields('access_requests/v1/access_requests.proto');
 
 /** The request messages each route's params are copied into. Every route with an integer param must be here. */
 const ROUTE_MESSAGES: Record<string, string[][]> = {
@@ -42,6 +43,19 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'PUT /groups/:id/members/:user_id': [['identity', 'UpdateGroupMemberRequest']],
   'DELETE /groups/:id/members/:user_id': [['identity', 'RemoveGroupMemberRequest']],
   'GET /namespaces': [['identity', 'ListNamespacesRequest']],
+  'GET /projects/:id/members': [['projects', 'ListProjectMembersRequest']],
+  'GET /projects/:id/members/all': [['projects', 'ListProjectMembersRequest']],
+  'GET /projects/:id/members/:user_id': [['projects', 'GetProjectMemberRequest']],
+  'GET /projects/:id/members/all/:user_id': [['projects', 'GetProjectMemberRequest']],
+  'POST /projects/:id/members': [['projects', 'AddProjectMemberRequest']],
+  'PUT /projects/:id/members/:user_id': [['projects', 'UpdateProjectMemberRequest']],
+  'DELETE /projects/:id/members/:user_id': [['projects', 'RemoveProjectMemberRequest']],
+  'GET /groups/:id/access_requests': [['accessRequests', 'ListAccessRequestsRequest']],
+  'GET /projects/:id/access_requests': [['accessRequests', 'ListAccessRequestsRequest']],
+  'PUT /groups/:id/access_requests/:user_id/approve': [['accessRequests', 'ApproveAccessRequestRequest']],
+  'PUT /projects/:id/access_requests/:user_id/approve': [['accessRequests', 'ApproveAccessRequestRequest']],
+  'DELETE /groups/:id/access_requests/:user_id': [['accessRequests', 'DenyAccessRequestRequest']],
+  'DELETE /projects/:id/access_requests/:user_id': [['accessRequests', 'DenyAccessRequestRequest']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -60,7 +74,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
       for (const [service, message] of ROUTE_MESSAGES[key] ?? []) {
-        const fields = (service === 'projects' ? projects : identity).get(message!);
+        const fields = { projects, identity, accessRequests }[service as 'projects' | 'identity' | 'accessRequests'].get(message!);
         if (!fields) throw new Error(`no message ${service}.${message} in the proto files`);
         for (const name of fields) {
           const param = route.params.fields[name];
@@ -75,6 +89,8 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /groups min_access_level',
       'GET /groups page',
       'GET /groups per_page',
+      'GET /groups/:id/access_requests page',
+      'GET /groups/:id/access_requests per_page',
       'GET /groups/:id/members page',
       'GET /groups/:id/members per_page',
       'GET /groups/:id/members/all page',
@@ -87,11 +103,21 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /projects min_access_level',
       'GET /projects page',
       'GET /projects per_page',
+      'GET /projects/:id/access_requests page',
+      'GET /projects/:id/access_requests per_page',
+      'GET /projects/:id/members page',
+      'GET /projects/:id/members per_page',
+      'GET /projects/:id/members/all page',
+      'GET /projects/:id/members/all per_page',
       'POST /groups/:id/members access_level',
       'POST /projects build_timeout',
       'POST /projects ci_default_git_depth',
+      'POST /projects/:id/members access_level',
       'POST /users projects_limit',
+      'PUT /groups/:id/access_requests/:user_id/approve access_level',
       'PUT /groups/:id/members/:user_id access_level',
+      'PUT /projects/:id/access_requests/:user_id/approve access_level',
+      'PUT /projects/:id/members/:user_id access_level',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { isUniqueViolation, withTransaction } from '@glp/db';
-import { conflict, forbidden, invalid, notFound, type Actor } from '@glp/service-kit';
+import { conflict, forbidden, invalid, notFound, recordNotFound, type Actor } from '@glp/service-kit';
 import { canAdminGroup } from '../domain/group-policy';
 import { memberErrors, normalizeExpiry, wouldOrphanGroup } from '../domain/member-rules';
 import { recordGroupMembershipChanged } from '../events/identity-events';
@@ -34,7 +34,7 @@ export async function listMembers(deps: GroupsDeps, actor: Actor, sel: Selector,
 /** GET /groups/:id/members(/all)/:user_id. */
 export async function getMember(deps: GroupsDeps, actor: Actor, sel: Selector, userId: number, inherited: boolean): Promise<MemberWithUser> {
   const { rows } = await listMembers(deps, actor, sel, { inherited, query: '', userIds: [userId], page: 1, perPage: 1 });
-  if (!rows[0]) throw notFound('Member');
+  if (!rows[0]) throw recordNotFound();
   return rows[0];
 }
 
@@ -81,7 +81,7 @@ export async function updateMember(deps: GroupsDeps, actor: Actor, sel: Selector
   if (!canAdminGroup(caller, groupFacts(group))) throw forbidden();
   return withTransaction(deps.pool, async (client) => {
     const member = await findMember(client, group.id, userId, true);
-    if (!member) throw notFound('Member');
+    if (!member) throw recordNotFound();
     const expiresAt = input.expiresAt === undefined ? member.expires_at : normalizeExpiry(input.expiresAt);
     const errors = memberErrors({ accessLevel: input.accessLevel, expiresAt }, { inherited: await inheritedAccess(client, group.id, userId), today: today() });
     if (expiresAt === member.expires_at) delete errors.expires_at; // an unchanged expiry is not re-validated
@@ -102,7 +102,7 @@ export async function removeMember(deps: GroupsDeps, actor: Actor, sel: Selector
   if (!leaving && !canAdminGroup(caller, groupFacts(group))) throw forbidden();
   await withTransaction(deps.pool, async (client) => {
     const member = await findMember(client, group.id, userId, true);
-    if (!member) throw notFound('Member');
+    if (!member) throw recordNotFound();
     const owners = await countOwners(client, group.id);
     if (wouldOrphanGroup({ currentLevel: member.access_level, newLevel: 0 }, { isTopLevel: !group.parent_id, owners })) throw forbidden();
     await deleteMember(client, group.id, userId);

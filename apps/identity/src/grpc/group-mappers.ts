@@ -33,6 +33,7 @@ export function toProtoMember(m: MemberWithUser): identityV1.GroupMember {
     expiresAt: m.expires_at ?? '',
     groupId: m.group_id,
     createdById: m.created_by_id ?? 0,
+    createdBy: m.created_by ? toProtoUser(m.created_by) : undefined,
   });
 }
 

@@ -14,23 +14,25 @@ export interface MemberRow {
 
 export interface MemberWithUser extends MemberRow {
   user: UserRow;
+  /** Who added the member (null when unknown or deleted). */
+  created_by: UserRow | null;
 }
 
 const MEMBER_COLUMNS = `gm.group_id, gm.user_id, gm.access_level, to_char(gm.expires_at, 'YYYY-MM-DD') AS expires_at, gm.created_by_id,
   gm.created_at`;
-const USER_JSON = `(SELECT row_to_json(u) FROM (SELECT ${USER_COLUMNS} FROM users WHERE id = gm.user_id) u) AS user`;
+const userJson = (idColumn: string, as: string) => `(SELECT row_to_json(u) FROM (SELECT ${USER_COLUMNS} FROM users WHERE id = ${idColumn}) u) AS ${as}`;
+const USER_JSON = `${userJson('gm.user_id', 'user')}, ${userJson('gm.created_by_id', 'created_by')}`;
 const ACTIVE = '(gm.expires_at IS NULL OR gm.expires_at > current_date)';
 
-function fromJson(r: MemberRow & { user: Record<string, unknown> }): MemberWithUser {
-  const u = r.user;
-  return {
-    ...r,
-    user: {
-      ...(u as unknown as UserRow),
-      created_at: new Date(u.created_at as string),
-      confirmed_at: u.confirmed_at ? new Date(u.confirmed_at as string) : null,
-    },
-  };
+type JsonRow = MemberRow & { user: Record<string, unknown>; created_by: Record<string, unknown> | null };
+
+/** A user row as row_to_json gives it (timestamps as strings). */
+function userFromJson(u: Record<string, unknown>): UserRow {
+  return { ...(u as unknown as UserRow), created_at: new Date(u.created_at as string), confirmed_at: u.confirmed_at ? new Date(u.confirmed_at as string) : null };
+}
+
+function fromJson(r: JsonRow): MemberWithUser {
+  return { ...r, user: userFromJson(r.user), created_by: r.created_by ? userFromJson(r.created_by) : null };
 }
 
 export interface MemberListFilter {
@@ -59,8 +61,8 @@ export async function listMembers(db: Queryable, f: MemberListFilter): Promise<{
     JOIN namespaces g ON g.id = gm.group_id
     WHERE ${conds.join(' AND ')} ORDER BY gm.user_id, gm.access_level DESC, cardinality(g.traversal_ids) DESC`;
   const countParams = [...params];
-  const { rows } = await db.query<MemberRow & { user: Record<string, unknown> }>(
-    `SELECT b.*, (SELECT row_to_json(u) FROM (SELECT ${USER_COLUMNS} FROM users WHERE id = b.user_id) u) AS user
+  const { rows } = await db.query<JsonRow>(
+    `SELECT b.*, ${userJson('b.user_id', 'user')}, ${userJson('b.created_by_id', 'created_by')}
      FROM (${best}) b ORDER BY b.user_id LIMIT ${bind(f.limit)} OFFSET ${bind(f.offset)}`,
     params,
   );
@@ -70,7 +72,7 @@ export async function listMembers(db: Queryable, f: MemberListFilter): Promise<{
 
 /** The user's direct membership of the group (expired ones included: they still occupy the slot). */
 export async function findMember(db: Queryable, groupId: number, userId: number, forUpdate = false): Promise<MemberWithUser | undefined> {
-  const { rows } = await db.query<MemberRow & { user: Record<string, unknown> }>(
+  const { rows } = await db.query<JsonRow>(
     `SELECT ${MEMBER_COLUMNS}, ${USER_JSON} FROM group_members gm WHERE gm.group_id = $1 AND gm.user_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
     [groupId, userId],
   );

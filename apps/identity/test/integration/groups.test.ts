@@ -121,7 +121,7 @@ describe('identity groups and members against PostgreSQL', () => {
     const child = (await service.getGroup({ group: { selector: { $case: 'fullPath', value: 'parent/child' } } }, ctx(admin))).group!;
     expect((await rejection(service.getGroup(byId(child.id), ctx(users.dev!)))).kind).toBe('not_found');
     const gone = await rejection(service.removeGroupMember({ ...byId(parent.id), userId: users.dev!.id }, ctx(users.owner!)));
-    expect([gone.kind, gone.message]).toEqual(['not_found', 'Member']);
+    expect([gone.kind, gone.message]).toEqual(['not_found', 'record']);
   });
 
   it('renames a parent and moves every descendant full path; lists and namespaces answer for the caller', async () => {

@@ -1,6 +1,6 @@
 import { isUniqueViolation, withTransaction } from '@glp/db';
 import type { identityV1, projectsV1 } from '@glp/proto';
-import { conflict, DomainError, forbidden, invalid, notFound, systemActor, type Actor } from '@glp/service-kit';
+import { conflict, DomainError, forbidden, invalid, notFound, recordNotFound, systemActor, type Actor } from '@glp/service-kit';
 import { canManageMember, normalizeExpiry, projectMemberErrors } from '../domain/member-rules';
 import { ACCESS } from '../domain/visibility';
 import { recordProjectMembershipChanged } from '../events/project-events';
@@ -25,6 +25,8 @@ export interface MemberView {
   createdById: number | null;
   sourceKind: 'project' | 'group';
   sourceId: number;
+  /** Who added the member, when known. */
+  createdBy?: UserReplica;
 }
 
 function replicaOf(u: identityV1.User): UserReplica {
@@ -47,7 +49,10 @@ async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<
   return rows.flatMap((r) => {
     const user = r.user ?? fetched.get(r.user_id);
     if (!user) return []; // a user identity no longer has
-    return [{ user, accessLevel: r.access_level, createdAt: r.created_at, expiresAt: r.expires_at, createdById: r.created_by, sourceKind: 'project' as const, sourceId: r.project_id }];
+    return [{
+      user, accessLevel: r.access_level, createdAt: r.created_at, expiresAt: r.expires_at, createdById: r.created_by,
+      sourceKind: 'project' as const, sourceId: r.project_id, createdBy: r.creator ?? undefined,
+    }];
   });
 }
 
@@ -64,6 +69,7 @@ async function inheritedMembers(identity: IdentityClient, groupId: number, f: { 
       out.push({
         user: replicaOf(m.user!), accessLevel: m.accessLevel, createdAt: m.createdAt ?? new Date(0), expiresAt: m.expiresAt || null,
         createdById: m.createdById || null, sourceKind: 'group', sourceId: m.groupId,
+        createdBy: m.createdBy ? replicaOf(m.createdBy) : undefined,
       });
     }
     if (members.length < 100) break;
@@ -114,7 +120,7 @@ export async function getMember(
   inherited: boolean,
 ): Promise<MemberView> {
   const { members } = await listMembers(deps, actor, sel, { inherited, query: '', userIds: [userId], page: 1, perPage: 1 });
-  if (!members[0]) throw notFound('Member');
+  if (!members[0]) throw recordNotFound();
   return members[0];
 }
 
@@ -183,7 +189,7 @@ export async function updateMember(
   const inherited = await inheritedLevel(deps, project, userId);
   await withTransaction(deps.pool, async (client) => {
     const member = await findDirectMember(client, project.row.id, userId, true);
-    if (!member) throw notFound('Member');
+    if (!member) throw recordNotFound();
     if (!canManageMember(actor, project.access, { userId, level: member.access_level })) throw forbidden();
     const expiresAt = input.expiresAt === undefined ? member.expires_at : normalizeExpiry(input.expiresAt);
     const errors = projectMemberErrors({ accessLevel: input.accessLevel, expiresAt }, { inherited, today: today() });
@@ -201,7 +207,7 @@ export async function removeMember(deps: ProjectsDeps, actor: Actor, sel: projec
   const leaving = actor.kind === 'user' && actor.id === userId;
   await withTransaction(deps.pool, async (client) => {
     const member = await findDirectMember(client, project.row.id, userId, true);
-    if (!member) throw notFound('Member');
+    if (!member) throw recordNotFound();
     if (project.row.ns_owner_id === userId) throw forbidden(); // the personal namespace's owner stays the project's Owner
     if (!leaving && !canManageMember(actor, project.access, { userId, level: member.access_level })) throw forbidden();
     await deleteProjectMember(client, project.row.id, userId);

@@ -16,6 +16,9 @@ function toProtoMember(m: MemberView): projectsV1.ProjectMember {
     createdById: m.createdById ?? 0,
     sourceKind: m.sourceKind,
     sourceId: m.sourceId,
+    createdBy: m.createdBy
+      ? { id: m.createdBy.id, username: m.createdBy.username, name: m.createdBy.name, state: m.createdBy.state, avatarUrl: m.createdBy.avatar_url }
+      : undefined,
   });
 }
 

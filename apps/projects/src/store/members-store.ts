@@ -11,11 +11,13 @@ export interface ProjectMemberRow {
   created_by: number | null;
   created_at: Date;
   user: UserReplica | null;
+  creator: UserReplica | null;
 }
 
 const ACTIVE = '(m.expires_at IS NULL OR m.expires_at > current_date)';
 const COLUMNS = `m.project_id, m.user_id, m.access_level, to_char(m.expires_at, 'YYYY-MM-DD') AS expires_at, m.created_by, m.created_at,
-  (SELECT row_to_json(u) FROM (SELECT id, username, name, state, avatar_url FROM users WHERE id = m.user_id) u) AS user`;
+  (SELECT row_to_json(u) FROM (SELECT id, username, name, state, avatar_url FROM users WHERE id = m.user_id) u) AS user,
+  (SELECT row_to_json(u) FROM (SELECT id, username, name, state, avatar_url FROM users WHERE id = m.created_by) u) AS creator`;
 
 /**
  * Unexpired direct members of the project (ordered by user id), optionally narrowed, with the user from the read model;

@@ -109,7 +109,7 @@ describe('project members and group access against PostgreSQL', () => {
     expect(changed).toMatchObject({ accessLevel: 40, expiresAt: '' });
     await service.removeProjectMember({ project: sel(), userId: newcomer.id }, ctx(newcomer)); // leaving
     const gone = await rejection(service.getProjectMember({ project: sel(), userId: newcomer.id, inherited: false }, ctx(owner)));
-    expect([gone.kind, gone.message]).toEqual(['not_found', 'Member']);
+    expect([gone.kind, gone.message]).toEqual(['not_found', 'record']);
     const events = await pool.query("SELECT count(*)::int AS n FROM outbox WHERE event_type = 'gitlab.events.v1.ProjectMembershipChanged'");
     expect(events.rows[0].n).toBe(3);
   });
