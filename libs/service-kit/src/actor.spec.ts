@@ -3,7 +3,7 @@ import { ActorSigner, ActorVerificationError, signActor, verifyActor, type Actor
 const SECRET = 'test-secret-of-sufficient-length';
 const GET = '/gitlab.projects.v1.ProjectsService/GetProject';
 const CREATE = '/gitlab.projects.v1.ProjectsService/CreateProject';
-const alice: Actor = { kind: 'user', id: 42, username: 'alice', admin: false, scopes: ['api'] };
+const alice: Actor = { kind: 'user', id: 42, username: 'alice', admin: false, scopes: ['api'], external: false };
 
 describe('signed actor', () => {
   it('round-trips a signed actor', () => {
@@ -60,5 +60,15 @@ describe('signed actor', () => {
     const next = signer.sign(alice, GET, t + 1000);
     expect(next).not.toBe(a);
     expect(verifyActor(next.payload, next.signature, SECRET, GET, 300, t + 1000)).toEqual(alice);
+  });
+});
+
+describe('the external flag', () => {
+  it('travels signed and comes back as a boolean', () => {
+    const secret = 'a-secret-of-16-chars!';
+    const signed = signActor({ kind: 'user', id: 3, username: 'ext', admin: false, scopes: ['api'], external: true }, secret, '/m');
+    expect(verifyActor(signed.payload, signed.signature, secret, '/m').external).toBe(true);
+    const plain = signActor({ kind: 'user', id: 3, username: 'u', admin: false, scopes: ['api'] }, secret, '/m');
+    expect(verifyActor(plain.payload, plain.signature, secret, '/m').external).toBe(false);
   });
 });

@@ -10,6 +10,8 @@ export interface Actor {
   username: string;
   admin: boolean;
   scopes: string[];
+  /** An external user (GitLab's `external`): sees only public projects and those they are a member of. */
+  external?: boolean;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] }) as Actor;
@@ -58,7 +60,7 @@ export class ActorSigner {
       this.second = second;
       this.memo.clear();
     }
-    const key = `${method}\n${actor.kind}\n${actor.id}\n${actor.username}\n${actor.admin}\n${actor.scopes.join(' ')}`;
+    const key = `${method}\n${actor.kind}\n${actor.id}\n${actor.username}\n${actor.admin}\n${actor.external === true}\n${actor.scopes.join(' ')}`;
     let signed = this.memo.get(key);
     if (!signed) {
       signed = signActor(actor, this.secret, method, now);
@@ -97,5 +99,6 @@ export function verifyActor(
     username: decoded.username,
     admin: decoded.admin === true,
     scopes: Array.isArray(decoded.scopes) ? decoded.scopes : [],
+    external: decoded.external === true,
   };
 }

@@ -114,7 +114,7 @@ function toResult(c: Cached): AuthResult {
       return {
         ok: true,
         user: c.user,
-        actor: { kind: 'user', id: c.user.id, username: c.user.username, admin: c.user.isAdmin, scopes: c.scopes },
+        actor: { kind: 'user', id: c.user.id, username: c.user.username, admin: c.user.isAdmin, scopes: c.scopes, external: c.user.external },
       };
     case identityV1.TokenStatus.TOKEN_STATUS_EXPIRED:
       return { ok: false, reason: 'expired' };

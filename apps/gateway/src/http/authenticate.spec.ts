@@ -67,7 +67,7 @@ describe('authenticate', () => {
     it('lets an administrator whose token has the sudo scope act as a user named by header or param', async () => {
       for (const r of [req(token({ sudo: 'alice' })), req(token(), { sudo: '7' }), req(token(), {}, { sudo: 'ALICE' })]) {
         const { actor, user } = await authenticate(r, { method: 'GET', access: 'user' }, admin(['api', 'sudo']));
-        expect(actor).toEqual({ kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api', 'sudo'] });
+        expect(actor).toEqual({ kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api', 'sudo'], external: false });
         expect(user?.username).toBe('alice');
       }
     });

@@ -70,6 +70,6 @@ async function becomeSudoUser(caller: Actor, identifier: string, deps: AuthDeps)
   if (!target) throw HttpError.notFound(`User with ID or username '${identifier}'`);
   return {
     user: target,
-    actor: { kind: 'user', id: target.id, username: target.username, admin: target.isAdmin, scopes: caller.scopes },
+    actor: { kind: 'user', id: target.id, username: target.username, admin: target.isAdmin, scopes: caller.scopes, external: target.external },
   };
 }

@@ -8,8 +8,8 @@ export type SearchFilter = { kind: 'exact'; value: string } | { kind: 'terms'; p
 
 export interface ListFilter {
   callerId: number;
-  /** all: admin; signed_in: public + internal + own; public: anonymous. */
-  readScope: 'all' | 'signed_in' | 'public';
+  /** all: admin; signed_in: public + internal + own; external: public + own (GitLab's external users); public: anonymous. */
+  readScope: 'all' | 'signed_in' | 'external' | 'public';
   /** The caller's effective levels in group namespaces (from identity): projects there count as the caller's. */
   groupAccess: { namespaceId: number; level: number }[];
   owned: boolean;
@@ -45,7 +45,8 @@ export function parseSearch(search: string): SearchFilter | undefined {
 
 export function readScopeOf(actor: Actor): ListFilter['readScope'] {
   if (actor.admin) return 'all';
-  return actor.kind === 'user' ? 'signed_in' : 'public';
+  if (actor.kind !== 'user') return 'public';
+  return actor.external ? 'external' : 'signed_in';
 }
 
 /** Non-admins asking for an admin-only ordering get the default, as in GitLab. */

@@ -55,6 +55,9 @@ describe('visibility', () => {
     expect(canReadProject(anon, facts({ visibility: 'public' }))).toBe(true);
     expect(canReadProject(anon, facts({ visibility: 'internal' }))).toBe(false);
     expect(canReadProject(user, facts({ visibility: 'internal' }))).toBe(true);
+    expect(canReadProject({ ...user, external: true }, facts({ visibility: 'internal' }))).toBe(false);
+    expect(canReadProject({ ...user, external: true }, facts({ visibility: 'internal', memberAccess: 10 }))).toBe(true);
+    expect(canReadProject({ ...user, external: true }, facts({ visibility: 'public' }))).toBe(true);
     expect(canReadProject(user, facts({}))).toBe(false);
     expect(canReadProject(user, facts({ memberAccess: 10 }))).toBe(true);
     expect(canReadProject(user, facts({ namespaceOwnerId: 7 }))).toBe(true);

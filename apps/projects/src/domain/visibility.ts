@@ -26,11 +26,14 @@ export function effectiveAccess(actor: Actor, p: ProjectAccessFacts): number {
   return Math.max(p.memberAccess, p.groupAccess);
 }
 
-/** GitLab's read rule: public to all, internal to signed-in users, private to members; admins read all. */
+/**
+ * GitLab's read rule: public to all, internal to signed-in users except external ones, private to members; admins read
+ * all. External users read internal projects only as members.
+ */
 export function canReadProject(actor: Actor, p: ProjectAccessFacts): boolean {
   if (p.pendingDelete) return false;
   if (actor.admin) return true;
   if (p.visibility === 'public') return true;
-  if (p.visibility === 'internal' && actor.kind === 'user') return true;
+  if (p.visibility === 'internal' && actor.kind === 'user' && !actor.external) return true;
   return effectiveAccess(actor, p) >= ACCESS.GUEST;
 }

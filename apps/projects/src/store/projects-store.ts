@@ -82,6 +82,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   const member = `(m.user_id IS NOT NULL OR n.owner_id = $1 OR ${inGroup})`;
   if (f.readScope === 'public') where.push("p.visibility = 'public'");
   else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${member})`);
+  else if (f.readScope === 'external') where.push(`(p.visibility = 'public' OR ${member})`);
   if (f.owned) where.push(`n.owner_id = $1`);
   if (f.membership) where.push(member);
   if (f.minAccessLevel !== undefined) {
