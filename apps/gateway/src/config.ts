@@ -16,7 +16,7 @@ export const gatewayEnv = z.object({
   /** How long a token's identity is cached in Redis (seconds); 0 disables the cache. */
   AUTH_CACHE_TTL_SECONDS: env.int(30, 0, 3600),
   /** How long this process remembers a usable token (ms) before asking Redis again; 0 disables it. */
-  AUTH_LOCAL_CACHE_TTL_MS: env.int(5000, 0, 60000),
+  AUTH_LOCAL_CACHE_TTL_MS: env.int(1000, 0, 60000),
   /** How long this process remembers an unusable (unknown, expired, revoked) token (ms); 0 disables it. */
   AUTH_NEGATIVE_CACHE_TTL_MS: env.int(2000, 0, 60000),
   /** Level of the one-line access log; set it below LOG_LEVEL (e.g. debug with LOG_LEVEL=info) to turn it off. */

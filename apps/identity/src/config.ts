@@ -21,6 +21,8 @@ export const identityEnv = z.object({
   GITLAB_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   GITLAB_ROOT_EMAIL: z.string().email().default('admin@example.com'),
   DATA_DIR: env.str('.data'),
+  /** The gateways' shared auth cache, emptied when a token is revoked or a user's rights change (optional). */
+  REDIS_URL: env.url().optional(),
   /** Group, namespace and member listings are counted up to this; beyond, X-Total is omitted (as GitLab). */
   LIST_COUNT_LIMIT: env.int(10000, 1),
 });

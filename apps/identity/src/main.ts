@@ -6,6 +6,7 @@ import {
 } from '@glp/service-kit';
 import { ensureRootUser } from './bootstrap/root-user';
 import { loadIdentityConfig } from './config';
+import { noAuthCache, redisAuthCacheInvalidator } from './events/auth-cache-invalidator';
 import { identityService } from './grpc/identity-service';
 import { migrateIdentity } from './migrations';
 
@@ -34,6 +35,9 @@ async function main(): Promise<void> {
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());
 
+  const authCache = config.REDIS_URL ? redisAuthCacheInvalidator(config.REDIS_URL, logger) : noAuthCache;
+  onShutdown('auth cache', () => authCache.close());
+
   const grpc = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.identity.v1.IdentityService',
       definition: identityV1.IdentityServiceService,
-      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT }), {
+      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT, authCache }), {
         actorSecret: config.ACTOR_SECRET, logger,
       }),
     }],

@@ -10,3 +10,4 @@ export * from './metrics';
 export * from './redact';
 export * from './run-main';
 export * from './shutdown';
+export * from './auth-cache';

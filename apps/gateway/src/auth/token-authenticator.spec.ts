@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { identityV1 } from '@glp/proto';
@@ -8,8 +9,10 @@ const root = identityV1.User.fromPartial({ id: 1, username: 'root', isAdmin: tru
 
 function fakeRedis(opts: { broken?: boolean; status?: string } = {}) {
   const store = new Map<string, string>();
+  const events = new EventEmitter();
   const redis = {
     status: opts.status ?? 'ready',
+    on: (event: string, fn: () => void) => events.on(event, fn),
     get: jest.fn(async (k: string) => {
       if (opts.broken) throw new Error('ECONNREFUSED');
       return store.get(k) ?? null;
@@ -21,7 +24,7 @@ function fakeRedis(opts: { broken?: boolean; status?: string } = {}) {
       return 'OK';
     }),
   };
-  return { redis: redis as unknown as Redis, store, mock: redis };
+  return { redis: redis as unknown as Redis, store, mock: redis, events };
 }
 
 const identity = (status: identityV1.TokenStatus) => ({
@@ -108,5 +111,20 @@ describe('TokenAuthenticator', () => {
     expect((await auth.authenticate('t')).ok).toBe(true);
     expect(mock.get).not.toHaveBeenCalled();
     expect(mock.set).not.toHaveBeenCalled();
+  });
+
+  it('ignores Redis entries written before it last reconnected (identity may have failed to delete them meanwhile)', async () => {
+    const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
+    const { redis, events } = fakeRedis();
+    const auth = make(id, redis);
+    await auth.authenticate('glpat-aaaaaaaaaaaaaaaaaaaa');
+    await auth.authenticate('glpat-aaaaaaaaaaaaaaaaaaaa');
+    expect(id.authenticateToken).toHaveBeenCalledTimes(1); // the second came from Redis
+    await sleep(5);
+    events.emit('ready'); // Redis came back after an outage
+    await auth.authenticate('glpat-aaaaaaaaaaaaaaaaaaaa');
+    expect(id.authenticateToken).toHaveBeenCalledTimes(2);
+    await auth.authenticate('glpat-aaaaaaaaaaaaaaaaaaaa');
+    expect(id.authenticateToken).toHaveBeenCalledTimes(2); // rewritten after the reconnect: trusted again
   });
 });

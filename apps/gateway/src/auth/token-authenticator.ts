@@ -2,17 +2,18 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { identityV1 } from '@glp/proto';
-import { systemActor, type Actor, type PromiseClient } from '@glp/service-kit';
+import { authCacheKey, systemActor, type Actor, type PromiseClient } from '@glp/service-kit';
 import type { Logger } from 'pino';
 
 export type AuthResult =
-  | { ok: true; actor: Actor; user: identityV1.User }
+  | { ok: true; actor: Actor; user: identityV1.User; tokenId: number }
   | { ok: false; reason: 'not_found' | 'expired' | 'revoked' | 'user_blocked' };
 
 interface Cached {
   status: identityV1.TokenStatus;
   user?: identityV1.User;
   scopes: string[];
+  tokenId: number;
 }
 
 const GATEWAY_ACTOR = systemActor('gateway');
@@ -39,15 +40,22 @@ export interface TokenAuthenticatorOptions {
  *    reach identity),
  * 2. Redis (usable tokens only, `redisTtlSeconds`), skipped while Redis is not connected,
  * 3. identity's AuthenticateToken; concurrent look-ups of one token share a single call.
- * A revoked or expired token stops working within `redisTtlSeconds` + `localTtlMs`.
+ * When a token is revoked or rotated, or its user blocked, deleted or changed, identity deletes its Redis entry before
+ * answering, so every replica sees the change within `localTtlMs` (1 s by default). An entry written before this
+ * process last (re)connected to Redis is not trusted: identity may have failed to delete it while Redis was away.
  */
 export class TokenAuthenticator {
   private readonly local: LRUCache<string, Cached> | undefined;
   private readonly inFlight = new Map<string, Promise<Cached>>();
+  /** When Redis last became ready (ms since epoch): older entries are ignored. */
+  private redisReadyAt = Date.now();
 
   constructor(private readonly opts: TokenAuthenticatorOptions) {
     const ttl = Math.max(opts.localTtlMs, opts.negativeTtlMs);
     this.local = ttl > 0 ? new LRUCache<string, Cached>({ max: opts.maxEntries ?? 10_000, ttl, ttlAutopurge: false }) : undefined;
+    opts.redis?.on('ready', () => {
+      this.redisReadyAt = Date.now();
+    });
   }
 
   async authenticate(token: string): Promise<AuthResult> {
@@ -63,11 +71,11 @@ export class TokenAuthenticator {
   }
 
   private async resolve(token: string, key: string): Promise<Cached> {
-    const redisKey = `glp:auth:${key}`;
+    const redisKey = authCacheKey(key);
     let cached = await this.readRedis(redisKey);
     if (!cached) {
       const res = await this.opts.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
-      cached = { status: res.status, user: res.user, scopes: res.scopes };
+      cached = { status: res.status, user: res.user, scopes: res.scopes, tokenId: res.tokenId };
       // Only usable tokens are shared: an unusable one is remembered briefly, here only.
       if (res.status === ACTIVE) await this.writeRedis(redisKey, cached);
     }
@@ -87,8 +95,11 @@ export class TokenAuthenticator {
     try {
       const raw = await redis.get(key);
       if (!raw) return undefined;
-      const parsed = JSON.parse(raw) as { status: identityV1.TokenStatus; user?: unknown; scopes: string[] };
-      return { status: parsed.status, scopes: parsed.scopes, user: parsed.user ? identityV1.User.fromJSON(parsed.user) : undefined };
+      const parsed = JSON.parse(raw) as { status: identityV1.TokenStatus; user?: unknown; scopes: string[]; tokenId?: number; at?: number };
+      if ((parsed.at ?? 0) < this.redisReadyAt) return undefined;
+      return {
+        status: parsed.status, scopes: parsed.scopes, tokenId: parsed.tokenId ?? 0, user: parsed.user ? identityV1.User.fromJSON(parsed.user) : undefined,
+      };
     } catch (err) {
       this.opts.logger.debug({ err }, 'auth cache read failed');
       return undefined;
@@ -99,7 +110,9 @@ export class TokenAuthenticator {
     const redis = this.redisUsable();
     if (!redis) return;
     try {
-      const json = JSON.stringify({ status: value.status, scopes: value.scopes, user: value.user ? identityV1.User.toJSON(value.user) : undefined });
+      const json = JSON.stringify({
+        status: value.status, scopes: value.scopes, tokenId: value.tokenId, at: Date.now(), user: value.user ? identityV1.User.toJSON(value.user) : undefined,
+      });
       await redis.set(key, json, 'EX', this.opts.redisTtlSeconds);
     } catch (err) {
       this.opts.logger.debug({ err }, 'auth cache write failed');
@@ -114,6 +127,7 @@ function toResult(c: Cached): AuthResult {
       return {
         ok: true,
         user: c.user,
+        tokenId: c.tokenId,
         actor: { kind: 'user', id: c.user.id, username: c.user.username, admin: c.user.isAdmin, scopes: c.scopes, external: c.user.external },
       };
     case identityV1.TokenStatus.TOKEN_STATUS_EXPIRED:

@@ -37,7 +37,7 @@ export async function authenticate(
   req: Request,
   def: Pick<RouteDef, 'method' | 'access' | 'scopes'>,
   deps: AuthDeps,
-): Promise<{ actor: Actor; user?: identityV1.User }> {
+): Promise<{ actor: Actor; user?: identityV1.User; tokenId?: number }> {
   const token = tokenFromRequest(req);
   const sudo = sudoIdentifier(req);
   if (!token) {
@@ -59,7 +59,7 @@ export async function authenticate(
   let { actor, user } = result as { actor: Actor; user?: identityV1.User };
   if (sudo !== undefined) ({ actor, user } = await becomeSudoUser(actor, sudo, deps));
   if (def.access === 'admin' && !actor.admin) throw HttpError.forbidden();
-  return { actor, user };
+  return { actor, user, tokenId: result.tokenId };
 }
 
 /** GitLab `API::Helpers#sudo!`, in its order of checks. */

@@ -25,12 +25,12 @@ export function registerRoutes(router: Router, defs: readonly RouteDef[], deps: 
     const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](def.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const { actor, user } = await authenticate(req, def, deps.auth);
+        const { actor, user, tokenId } = await authenticate(req, def, deps.auth);
         const parsed = parseParams(def.params, mergeParams({ query: req.query, body: req.body, params: req.params as Record<string, string> }));
         if (!parsed.ok) throw HttpError.paramError(parsed.error);
         const requestId = currentContext()?.requestId ?? String(res.getHeader('X-Request-Id') ?? '');
         const result = await runWithContext({ requestId, actor }, () =>
-          def.handler({ req, res, actor, user, params: parsed.value, urls: deps.urlsFor(req), services: deps.services }),
+          def.handler({ req, res, actor, user, tokenId, params: parsed.value, urls: deps.urlsFor(req), services: deps.services }),
         );
         sendJson(res, result.status ?? 200, result.body, result.headers);
       } catch (err) {

@@ -19,6 +19,8 @@ export interface RouteContext<P> {
   actor: Actor;
   /** The signed-in user, when there is one. */
   user?: identityV1.User;
+  /** The id of the personal access token the request came with (`/personal_access_tokens/self`). */
+  tokenId?: number;
   params: P;
   urls: UrlBuilder;
   services: Services;

@@ -6,6 +6,7 @@ import { metaRoutes } from './meta-routes';
 import { namespaceRoutes } from './namespace-routes';
 import { projectMemberRoutes } from './project-member-routes';
 import { projectRoutes } from './project-routes';
+import { tokenRoutes } from './token-routes';
 import { userRoutes } from './user-routes';
 
 /**
@@ -15,6 +16,6 @@ import { userRoutes } from './user-routes';
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
     ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectMemberRoutes, ...groupRoutes, ...groupMemberRoutes,
-    ...namespaceRoutes, ...accessRequestRoutes,
+    ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
   ];
 }

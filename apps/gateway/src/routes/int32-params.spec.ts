@@ -56,6 +56,10 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'PUT /projects/:id/access_requests/:user_id/approve': [['accessRequests', 'ApproveAccessRequestRequest']],
   'DELETE /groups/:id/access_requests/:user_id': [['accessRequests', 'DenyAccessRequestRequest']],
   'DELETE /projects/:id/access_requests/:user_id': [['accessRequests', 'DenyAccessRequestRequest']],
+  'GET /personal_access_tokens': [['identity', 'ListPersonalAccessTokensRequest']],
+  'GET /personal_access_tokens/:id': [['identity', 'GetPersonalAccessTokenRequest']],
+  'DELETE /personal_access_tokens/:id': [['identity', 'RevokePersonalAccessTokenRequest']],
+  'POST /personal_access_tokens/:id/rotate': [['identity', 'RotatePersonalAccessTokenRequest']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -100,6 +104,8 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /groups/:id/subgroups per_page',
       'GET /namespaces page',
       'GET /namespaces per_page',
+      'GET /personal_access_tokens page',
+      'GET /personal_access_tokens per_page',
       'GET /projects min_access_level',
       'GET /projects page',
       'GET /projects per_page',

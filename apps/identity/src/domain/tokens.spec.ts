@@ -1,5 +1,5 @@
 import { DomainError } from '@glp/service-kit';
-import { generateTokenSecret, resolveNewToken, tokenDigest, tokenState } from './tokens';
+import { canManageToken, generateTokenSecret, resolveNewToken, rotatedExpiry, tokenDigest, tokenState } from './tokens';
 
 describe('personal access tokens', () => {
   const now = new Date('2026-11-23T10:00:00Z');
@@ -41,5 +41,19 @@ describe('personal access tokens', () => {
     expect(fields({ name: 't', scopes: ['api'], expiresAt: '2026-11-23' })).toEqual({ expires_at: ['must be in the future'] });
     expect(fields({ name: 't', scopes: ['api'], expiresAt: '2030-01-01' })).toEqual({ expires_at: ['must be before 2027-11-23'] });
     expect(fields({ name: 't', scopes: ['api'], expiresAt: '2027-02-30' })).toEqual({ expires_at: ['is invalid'] });
+  });
+});
+
+describe('token rotation and management rules', () => {
+  const now = new Date('2026-03-10T12:00:00Z');
+  it('rotates to a week from today unless a valid date is asked for', () => {
+    expect(rotatedExpiry('', now)).toBe('2026-03-17');
+    expect(rotatedExpiry('2026-04-01', now)).toBe('2026-04-01');
+    expect(() => rotatedExpiry('2026-03-01', now)).toThrow();
+  });
+  it('lets owners and administrators manage a token', () => {
+    expect(canManageToken({ kind: 'user', id: 3, admin: false }, 3)).toBe(true);
+    expect(canManageToken({ kind: 'user', id: 4, admin: false }, 3)).toBe(false);
+    expect(canManageToken({ kind: 'user', id: 4, admin: true }, 3)).toBe(true);
   });
 });

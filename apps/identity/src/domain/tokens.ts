@@ -84,3 +84,14 @@ function isRealDate(s: string): boolean {
   const t = Date.parse(`${s}T00:00:00Z`);
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === s;
 }
+
+/** The expiry of a rotated token: the date asked for (checked like a new token's), else a week from today (GitLab). */
+export function rotatedExpiry(requested: string, now = new Date()): string {
+  if (requested) return resolveNewToken({ name: 'rotated', scopes: ['api'], expiresAt: requested }, now).expiresAt;
+  return utcDate(new Date(now.getTime() + 7 * 86400000));
+}
+
+/** Who may see and manage a token: its owner and administrators. */
+export function canManageToken(actor: { kind: string; id: number; admin: boolean }, ownerId: number): boolean {
+  return actor.admin || (actor.kind === 'user' && actor.id === ownerId);
+}

@@ -5,7 +5,9 @@ import { generateTokenSecret, resolveNewToken, tokenDigest, tokenState } from '.
 import { findTokenWithUser, insertToken, touchToken } from '../store/tokens-store';
 import { findUserById, findUserByUsername } from '../store/users-store';
 import { createUser, newUserFromRequest } from './create-user';
+import type { AuthCacheInvalidator } from '../events/auth-cache-invalidator';
 import { groupService } from './group-service';
+import { tokenService } from './token-service';
 import { toProtoToken, toProtoUser } from './mappers';
 
 const STATUS: Record<ReturnType<typeof tokenState>, identityV1.TokenStatus> = {
@@ -15,8 +17,15 @@ const STATUS: Record<ReturnType<typeof tokenState>, identityV1.TokenStatus> = {
   user_blocked: identityV1.TokenStatus.TOKEN_STATUS_USER_BLOCKED,
 };
 
-export function identityService(deps: { pool: Pool; topic: string; logger: Logger; countLimit: number }): AsyncService<identityV1.IdentityServiceServer> {
-  const { pool, topic, logger, countLimit } = deps;
+export function identityService(deps: {
+  pool: Pool;
+  topic: string;
+  logger: Logger;
+  countLimit: number;
+  /** Empties the gateways' shared auth cache when a token's answer changes. */
+  authCache: AuthCacheInvalidator;
+}): AsyncService<identityV1.IdentityServiceServer> {
+  const { pool, topic, logger, countLimit, authCache } = deps;
   return {
     async authenticateToken(req) {
       const found = req.token ? await findTokenWithUser(pool, tokenDigest(req.token)) : undefined;
@@ -69,5 +78,6 @@ export function identityService(deps: { pool: Pool; topic: string; logger: Logge
       return { token: toProtoToken(row, user.state, secret) };
     },
     ...groupService({ pool, topic, countLimit }),
+    ...tokenService({ pool, authCache }),
   };
 }

@@ -63,3 +63,65 @@ export async function touchToken(db: Queryable, id: number): Promise<void> {
     [id],
   );
 }
+
+/** A token row of `personal_access_tokens t` with its user's state (`users u`), for listing and management. */
+const TOKEN_WITH_STATE = `t.id, t.user_id, t.name, t.description, t.scopes, to_char(t.expires_at, 'YYYY-MM-DD') AS expires_at, t.revoked,
+  t.last_used_at, t.created_at, u.state AS user_state`;
+
+export type TokenWithState = TokenRow & { user_state: string };
+
+export async function findTokenById(db: Queryable, id: number, forUpdate = false): Promise<TokenWithState | undefined> {
+  const { rows } = await db.query<TokenWithState>(
+    `SELECT ${TOKEN_WITH_STATE} FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
+     WHERE t.id = $1${forUpdate ? ' FOR UPDATE OF t' : ''}`,
+    [id],
+  );
+  return rows[0];
+}
+
+export interface TokenListFilter {
+  userId: number;
+  state: '' | 'active' | 'inactive';
+  revoked?: boolean;
+  search: string;
+  limit: number;
+  offset: number;
+}
+
+/** A page of tokens (by id, as GitLab's finder) with their user's state, and the total. */
+export async function listTokens(db: Queryable, f: TokenListFilter): Promise<{ rows: TokenWithState[]; total: number }> {
+  const params: unknown[] = [];
+  const bind = (v: unknown) => `$${params.push(v)}`;
+  const conds: string[] = [];
+  if (f.userId) conds.push(`t.user_id = ${bind(f.userId)}`);
+  const active = `(NOT t.revoked AND (t.expires_at IS NULL OR t.expires_at > current_date))`;
+  if (f.state === 'active') conds.push(active);
+  if (f.state === 'inactive') conds.push(`NOT ${active}`);
+  if (f.revoked !== undefined) conds.push(`t.revoked = ${bind(f.revoked)}`);
+  if (f.search) conds.push(`t.name ILIKE ${bind(`%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
+  const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
+  const countParams = [...params];
+  const [page, count] = await Promise.all([
+    db.query<TokenWithState>(
+      `SELECT ${TOKEN_WITH_STATE} FROM personal_access_tokens t JOIN users u ON u.id = t.user_id ${where} ORDER BY t.id LIMIT ${bind(f.limit)} OFFSET ${bind(f.offset)}`,
+      params,
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM personal_access_tokens t ${where}`, countParams),
+  ]);
+  return { rows: page.rows, total: count.rows[0]!.n };
+}
+
+/** Revokes the token; its digest (for the auth cache), or undefined when it was revoked already. */
+export async function revokeToken(db: Queryable, id: number): Promise<Buffer | undefined> {
+  const { rows } = await db.query<{ token_digest: Buffer }>(
+    'UPDATE personal_access_tokens SET revoked = true WHERE id = $1 AND NOT revoked RETURNING token_digest',
+    [id],
+  );
+  return rows[0]?.token_digest;
+}
+
+/** The digests of every token of a user (their auth cache entries go when the user's state or rights change). */
+export async function tokenDigestsOfUser(db: Queryable, userId: number): Promise<Buffer[]> {
+  const { rows } = await db.query<{ token_digest: Buffer }>('SELECT token_digest FROM personal_access_tokens WHERE user_id = $1', [userId]);
+  return rows.map((r) => r.token_digest);
+}

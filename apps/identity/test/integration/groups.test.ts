@@ -4,6 +4,7 @@ import { identityV1 } from '@glp/proto';
 import { DomainError, systemActor, createLogger, type Actor, type CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { identityService } from '../../src/grpc/identity-service';
+import { noAuthCache } from '../../src/events/auth-cache-invalidator';
 import { migrateIdentity } from '../../src/migrations';
 
 const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
@@ -31,7 +32,7 @@ describe('identity groups and members against PostgreSQL', () => {
     const { databaseUrl } = infraFromEnv();
     await migrateIdentity(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
-    service = identityService({ pool, topic: 'test.identity', logger: createLogger('groups-test', 'silent'), countLimit: 10000 });
+    service = identityService({ pool, topic: 'test.identity', logger: createLogger('groups-test', 'silent'), countLimit: 10000, authCache: noAuthCache });
     for (const name of ['owner', 'dev', 'stranger', 'outsider']) {
       const { user } = await service.createUser(
         identityV1.CreateUserRequest.fromPartial({ username: name, name, email: `${name}@example.com`, password: 'secret-password', external: name === 'outsider' }),

@@ -8,6 +8,7 @@ import { createLogger, DomainError, systemActor, type Actor, type CallContext } 
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { ensureRootUser } from '../../src/bootstrap/root-user';
 import { identityService } from '../../src/grpc/identity-service';
+import { noAuthCache } from '../../src/events/auth-cache-invalidator';
 import { migrateIdentity } from '../../src/migrations';
 
 const logger = createLogger('identity-test', 'silent');
@@ -26,7 +27,7 @@ describe('identity against PostgreSQL', () => {
     await migrateIdentity(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'identity-it-'));
-    service = identityService({ pool, topic: 'test.identity', logger, countLimit: 10000 });
+    service = identityService({ pool, topic: 'test.identity', logger, countLimit: 10000, authCache: noAuthCache });
   });
   afterAll(async () => {
     await pool.end();
