@@ -19,6 +19,8 @@ import { apiRoutes } from './routes';
 export interface GatewayDeps {
   services: Services;
   redis?: Redis;
+  /** A separate Redis connection subscribed to identity's token invalidations. */
+  authSubscriber?: Redis;
   readiness: ReadinessProbe;
   logger: Logger;
   externalUrl?: string;
@@ -64,7 +66,7 @@ export function createApp(deps: GatewayDeps): Express {
   api.use(validHost);
   api.use(bodyParams(deps.bodyLimit));
   const authenticator = new TokenAuthenticator({
-    identity: deps.services.identity, redis: deps.redis, redisTtlSeconds: deps.authCacheTtlSeconds,
+    identity: deps.services.identity, redis: deps.redis, subscriber: deps.authSubscriber, redisTtlSeconds: deps.authCacheTtlSeconds,
     localTtlMs: deps.authLocalTtlMs, negativeTtlMs: deps.authNegativeTtlMs, logger: deps.logger,
   });
   registerRoutes(api, apiRoutes(deps.version, deps.revision), {

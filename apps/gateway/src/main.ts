@@ -16,7 +16,13 @@ async function main(): Promise<void> {
   const redis = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', (err) => logger.debug({ err }, 'redis error'));
   const redisHealth = new RedisHealth(redis, logger);
-  onShutdown('redis', async () => void redis.disconnect());
+  // Subscriber mode needs its own connection; commands queue until it connects, and it re-subscribes after reconnecting.
+  const authSubscriber = new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: null });
+  authSubscriber.on('error', (err) => logger.debug({ err }, 'redis subscriber error'));
+  onShutdown('redis', async () => {
+    redis.disconnect();
+    authSubscriber.disconnect();
+  });
   const services = createServices(config);
   onShutdown('grpc clients', () => services.close());
   const readiness = new ReadinessProbe(
@@ -27,7 +33,7 @@ async function main(): Promise<void> {
   onShutdown('readiness', () => readiness.close());
 
   const app = createApp({
-    services, redis, readiness, logger, externalUrl: config.EXTERNAL_URL,
+    services, redis, authSubscriber, readiness, logger, externalUrl: config.EXTERNAL_URL,
     authCacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS, authLocalTtlMs: config.AUTH_LOCAL_CACHE_TTL_MS,
     authNegativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, accessLogLevel: config.ACCESS_LOG_LEVEL,
     accessLogger: createFixedFieldsLogger('gateway', config.LOG_LEVEL),

@@ -7,7 +7,7 @@ import {
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
-import { onUserCreated } from './events/user-consumer';
+import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
 import { migrateProjects } from './migrations';
 
@@ -40,7 +40,9 @@ async function main(): Promise<void> {
     handlers: {
       ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)),
       ...onEvent(EventTypes.NamespaceDeleted, ({ client, payload }) => onNamespaceDeleted(client, payload)),
-      ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserCreated(client, payload)),
+      ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserSnapshot(client, payload)),
+      ...onEvent(EventTypes.UserChanged, ({ client, payload }) => onUserSnapshot(client, payload)),
+      ...onEvent(EventTypes.UserDeleted, ({ client, payload }) => onUserDeleted(client, payload)),
     },
   });
   // Non-blocking: the API serves during a Kafka outage; the consumer catches up when it returns.

@@ -35,6 +35,8 @@ export const EventTypes = Object.freeze({
   ProjectCreated: payloadType(`${projectEventsV1.protobufPackage}.ProjectCreated`, projectEventsV1.ProjectCreated),
   ProjectMembershipChanged: payloadType(`${projectEventsV1.protobufPackage}.ProjectMembershipChanged`, projectEventsV1.ProjectMembershipChanged),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
+  UserChanged: payloadType(`${identityEventsV1.protobufPackage}.UserChanged`, identityEventsV1.UserChanged),
+  UserDeleted: payloadType(`${identityEventsV1.protobufPackage}.UserDeleted`, identityEventsV1.UserDeleted),
   NamespaceChanged: payloadType(`${identityEventsV1.protobufPackage}.NamespaceChanged`, identityEventsV1.NamespaceChanged),
   NamespaceDeleted: payloadType(`${identityEventsV1.protobufPackage}.NamespaceDeleted`, identityEventsV1.NamespaceDeleted),
   GroupMembershipChanged: payloadType(`${identityEventsV1.protobufPackage}.GroupMembershipChanged`, identityEventsV1.GroupMembershipChanged),

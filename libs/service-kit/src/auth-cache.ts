@@ -6,3 +6,9 @@
 export function authCacheKey(tokenDigestHex: string): string {
   return `glp:auth:${tokenDigestHex}`;
 }
+
+/**
+ * The channel identity publishes invalidated token digests on (a JSON array of hex digests), right after deleting their
+ * entries, so every gateway drops them from its in-process cache at once.
+ */
+export const AUTH_INVALIDATION_CHANNEL = 'glp:auth:invalidate';

@@ -127,4 +127,42 @@ describe('TokenAuthenticator', () => {
     await auth.authenticate('glpat-aaaaaaaaaaaaaaaaaaaa');
     expect(id.authenticateToken).toHaveBeenCalledTimes(2); // rewritten after the reconnect: trusted again
   });
+
+  it('drops a token on an invalidation message, and does not cache a look-up that was in flight when it came', async () => {
+    const { createHash } = await import('node:crypto');
+    const digest = createHash('sha256').update('glpat-bbbbbbbbbbbbbbbbbbbb').digest('hex');
+    const subscriber = new EventEmitter() as EventEmitter & { subscribe: jest.Mock };
+    subscriber.subscribe = jest.fn(async () => 1);
+    let release: () => void = () => undefined;
+    const id = {
+      authenticateToken: jest.fn(async () => {
+        await new Promise<void>((r) => (release = r));
+        return identityV1.AuthenticateTokenResponse.fromPartial({ status: identityV1.TokenStatus.TOKEN_STATUS_ACTIVE, user: root, scopes: ['api'] });
+      }),
+    };
+    const { redis, store } = fakeRedis();
+    const auth = make(id as unknown as Id, redis, { localTtlMs: 60_000, subscriber: subscriber as unknown as Redis });
+    expect(subscriber.subscribe).toHaveBeenCalledWith('glp:auth:invalidate');
+    const pending = auth.authenticate('glpat-bbbbbbbbbbbbbbbbbbbb');
+    await sleep(1);
+    subscriber.emit('message', 'glp:auth:invalidate', JSON.stringify([digest])); // revoked while identity was answering
+    release();
+    expect((await pending).ok).toBe(true);
+    expect(store.size).toBe(0); // not written back to Redis
+    await sleep(2); // a look-up in the same millisecond as the message counts as in flight
+    const again = auth.authenticate('glpat-bbbbbbbbbbbbbbbbbbbb');
+    await sleep(1);
+    release();
+    await again;
+    expect(id.authenticateToken).toHaveBeenCalledTimes(2); // not served from the local cache either
+    await auth.authenticate('glpat-bbbbbbbbbbbbbbbbbbbb');
+    expect(id.authenticateToken).toHaveBeenCalledTimes(2); // a look-up after the message is cached again
+    store.clear(); // identity deletes the Redis entry, then publishes
+    subscriber.emit('message', 'glp:auth:invalidate', JSON.stringify([digest]));
+    const third = auth.authenticate('glpat-bbbbbbbbbbbbbbbbbbbb');
+    await sleep(1);
+    release();
+    await third;
+    expect(id.authenticateToken).toHaveBeenCalledTimes(3); // the message dropped the cached answer
+  });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { identityV1 } from '@glp/proto';
-import { authCacheKey, systemActor, type Actor, type PromiseClient } from '@glp/service-kit';
+import { AUTH_INVALIDATION_CHANNEL, authCacheKey, systemActor, type Actor, type PromiseClient } from '@glp/service-kit';
 import type { Logger } from 'pino';
 
 export type AuthResult =
@@ -23,6 +23,8 @@ export interface TokenAuthenticatorOptions {
   identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'authenticateToken'>;
   /** Shared cache across gateway replicas; optional, and skipped while it is not connected. */
   redis?: Redis;
+  /** A Redis connection for subscribing to identity's invalidations (AUTH_INVALIDATION_CHANNEL); optional. */
+  subscriber?: Redis;
   /** How long a usable token's identity lives in Redis (0 = Redis not used). */
   redisTtlSeconds: number;
   /** How long a usable token's identity lives in this process (0 = no in-process cache). */
@@ -40,15 +42,20 @@ export interface TokenAuthenticatorOptions {
  *    reach identity),
  * 2. Redis (usable tokens only, `redisTtlSeconds`), skipped while Redis is not connected,
  * 3. identity's AuthenticateToken; concurrent look-ups of one token share a single call.
- * When a token is revoked or rotated, or its user blocked, deleted or changed, identity deletes its Redis entry before
- * answering, so every replica sees the change within `localTtlMs` (1 s by default). An entry written before this
- * process last (re)connected to Redis is not trusted: identity may have failed to delete it while Redis was away.
+ * When a token is revoked or rotated, or its user blocked, deleted or changed, identity deletes its Redis entry and
+ * publishes its digest before answering; every replica drops it from its in-process cache on the message (within
+ * milliseconds), and at the latest when the in-process entry expires (`localTtlMs`, 1 s by default) if the message is
+ * lost. A look-up that was in flight when the message came is answered but not cached, so a stale answer cannot be
+ * written back. An entry written to Redis before this process last (re)connected is not trusted: identity may have
+ * failed to delete it while Redis was away.
  */
 export class TokenAuthenticator {
   private readonly local: LRUCache<string, Cached> | undefined;
   private readonly inFlight = new Map<string, Promise<Cached>>();
   /** When Redis last became ready (ms since epoch): older entries are ignored. */
   private redisReadyAt = Date.now();
+  /** Digests invalidated recently, and when: a look-up started before that is not cached. */
+  private readonly invalidatedAt = new LRUCache<string, number>({ max: 10_000, ttl: 10_000 });
 
   constructor(private readonly opts: TokenAuthenticatorOptions) {
     const ttl = Math.max(opts.localTtlMs, opts.negativeTtlMs);
@@ -56,6 +63,21 @@ export class TokenAuthenticator {
     opts.redis?.on('ready', () => {
       this.redisReadyAt = Date.now();
     });
+    if (opts.subscriber) {
+      opts.subscriber.on('message', (channel: string, message: string) => {
+        if (channel === AUTH_INVALIDATION_CHANNEL) this.forget(parseDigests(message));
+      });
+      opts.subscriber.subscribe(AUTH_INVALIDATION_CHANNEL).catch((err: unknown) => opts.logger.warn({ err }, 'auth invalidation subscribe failed'));
+    }
+  }
+
+  /** Drops these tokens (hex SHA-256 digests) from this process's cache, and keeps in-flight look-ups from caching them. */
+  forget(digests: readonly string[]): void {
+    const now = Date.now();
+    for (const d of digests) {
+      this.local?.delete(d);
+      this.invalidatedAt.set(d, now);
+    }
   }
 
   async authenticate(token: string): Promise<AuthResult> {
@@ -71,11 +93,13 @@ export class TokenAuthenticator {
   }
 
   private async resolve(token: string, key: string): Promise<Cached> {
+    const started = Date.now();
     const redisKey = authCacheKey(key);
     let cached = await this.readRedis(redisKey);
     if (!cached) {
       const res = await this.opts.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
       cached = { status: res.status, user: res.user, scopes: res.scopes, tokenId: res.tokenId };
+      if ((this.invalidatedAt.get(key) ?? 0) >= started) return cached; // invalidated meanwhile: answer, do not keep
       // Only usable tokens are shared: an unusable one is remembered briefly, here only.
       if (res.status === ACTIVE) await this.writeRedis(redisKey, cached);
     }
@@ -117,6 +141,16 @@ export class TokenAuthenticator {
     } catch (err) {
       this.opts.logger.debug({ err }, 'auth cache write failed');
     }
+  }
+}
+
+/** The digests of an invalidation message (a JSON array of hex strings); anything else is ignored. */
+function parseDigests(message: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(message);
+    return Array.isArray(parsed) ? parsed.filter((d): d is string => typeof d === 'string' && /^[0-9a-f]{64}$/.test(d)) : [];
+  } catch {
+    return [];
   }
 }
 

@@ -75,6 +75,20 @@ export function userWithAdmin(u: identityV1.User, urls: UrlBuilder) {
   };
 }
 
+/** The entity identity chose for the caller (GetUserResponse.view). */
+export function presentUser(u: identityV1.User, view: string, urls: UrlBuilder) {
+  switch (view) {
+    case 'admin':
+      return userWithAdmin(u, urls);
+    case 'self':
+      return userPublic(u, urls, false);
+    case 'private':
+      return userBasic(u, urls);
+    default:
+      return userEntity(u, urls);
+  }
+}
+
 export function personalAccessToken(t: identityV1.PersonalAccessToken, withSecret: boolean) {
   return {
     id: t.id,

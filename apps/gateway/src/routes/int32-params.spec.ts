@@ -57,6 +57,11 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'DELETE /groups/:id/access_requests/:user_id': [['accessRequests', 'DenyAccessRequestRequest']],
   'DELETE /projects/:id/access_requests/:user_id': [['accessRequests', 'DenyAccessRequestRequest']],
   'GET /personal_access_tokens': [['identity', 'ListPersonalAccessTokensRequest']],
+  'GET /users': [['identity', 'ListUsersRequest']],
+  'PUT /users/:id': [['identity', 'UpdateUserRequest']],
+  'DELETE /users/:id': [['identity', 'DeleteUserRequest']],
+  'POST /users/:id/block': [['identity', 'BlockUserRequest']],
+  'POST /users/:id/unblock': [['identity', 'UnblockUserRequest']],
   'GET /personal_access_tokens/:id': [['identity', 'GetPersonalAccessTokenRequest']],
   'DELETE /personal_access_tokens/:id': [['identity', 'RevokePersonalAccessTokenRequest']],
   'POST /personal_access_tokens/:id/rotate': [['identity', 'RotatePersonalAccessTokenRequest']],
@@ -115,6 +120,8 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /projects/:id/members per_page',
       'GET /projects/:id/members/all page',
       'GET /projects/:id/members/all per_page',
+      'GET /users page',
+      'GET /users per_page',
       'POST /groups/:id/members access_level',
       'POST /projects build_timeout',
       'POST /projects ci_default_git_depth',
@@ -124,6 +131,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'PUT /groups/:id/members/:user_id access_level',
       'PUT /projects/:id/access_requests/:user_id/approve access_level',
       'PUT /projects/:id/members/:user_id access_level',
+      'PUT /users/:id projects_limit',
     ]);
   });
 });

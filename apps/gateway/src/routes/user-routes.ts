@@ -1,8 +1,8 @@
-import { systemActor } from '@glp/service-kit';
+import type { identityV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
-import { HttpError } from '../http/errors';
+import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
-import { personalAccessToken, userEntity, userPublic, userWithAdmin } from '../presenters/user';
+import { personalAccessToken, presentUser, userBasic, userPublic, userWithAdmin } from '../presenters/user';
 import { TOKEN_SCOPE_VALUES } from './token-scopes';
 
 const createUserParams = defineParams({
@@ -33,14 +33,113 @@ export const userRoutes: RouteDef[] = [
   }),
 
   route({
+    method: 'GET', path: '/users', access: 'public', scopes: ['read_user'],
+    params: defineParams({
+      ...paginationParams,
+      username: p.string(),
+      search: p.string(),
+      active: p.boolean(),
+      blocked: p.boolean(),
+      external: p.boolean(),
+      order_by: p.enumOf(['id', 'name', 'username', 'created_at', 'updated_at']).default('id'),
+      sort: p.enumOf(['asc', 'desc']).default('desc'),
+    }),
+    handler: async ({ req, params, services, urls }) => {
+      const { page, perPage } = parsePagination(params);
+      const res = await services.identity.listUsers({
+        username: params.username ?? '', search: params.search ?? '', active: params.active ?? false, blocked: params.blocked ?? false,
+        external: params.external ?? undefined, orderBy: params.order_by ?? 'id', sort: params.sort ?? 'desc', page, perPage,
+      });
+      const present = res.view === 'admin' ? (u: identityV1.User) => userWithAdmin(u, urls) : (u: identityV1.User) => userBasic(u, urls);
+      return {
+        body: res.users.map(present),
+        headers: paginationHeaders({
+          requestUrl: new URL(req.originalUrl, urls.base),
+          page,
+          perPage,
+          total: res.total >= 0 ? Number(res.total) : undefined,
+          hasNextPage: res.users.length === perPage,
+          itemCount: res.users.length,
+        }),
+      };
+    },
+  }),
+
+  route({
     method: 'GET', path: '/users/:id', access: 'public', scopes: ['read_user'],
     params: defineParams({ id: p.integer().required() }),
-    handler: async ({ params, actor, services, urls }) => {
-      const { user } = await services.identity.getUser({ selector: { $case: 'id', value: params.id ?? 0 } }, { actor: systemActor('gateway') });
-      if (!user || (user.state === 'blocked' && !actor.admin)) throw HttpError.notFound('User');
-      if (actor.admin) return { body: userWithAdmin(user, urls) };
-      if (actor.kind === 'user' && actor.id === user.id) return { body: userPublic(user, urls, false) };
-      return { body: userEntity(user, urls) };
+    handler: async ({ params, services, urls }) => {
+      // identity answers for the caller: 404 for a user they may not see, and which entity they get.
+      const { user, view } = await services.identity.getUser({ selector: { $case: 'id', value: params.id ?? 0 } });
+      return { body: presentUser(user!, view, urls) };
+    },
+  }),
+
+  route({
+    method: 'PUT', path: '/users/:id', access: 'admin',
+    params: defineParams({
+      id: p.integer().required(),
+      email: p.string(),
+      name: p.string(),
+      username: p.string(),
+      password: p.string(),
+      admin: p.boolean(),
+      projects_limit: p.int32(),
+      can_create_group: p.boolean(),
+      external: p.boolean(),
+      bio: p.string(),
+      location: p.string(),
+      public_email: p.string(),
+      website_url: p.string(),
+      organization: p.string(),
+      job_title: p.string(),
+      private_profile: p.boolean(),
+    }),
+    handler: async ({ params, services, urls }) => {
+      const { user } = await services.identity.updateUser({
+        id: params.id ?? 0,
+        email: params.email ?? undefined,
+        name: params.name ?? undefined,
+        username: params.username ?? undefined,
+        password: params.password ?? undefined,
+        admin: params.admin ?? undefined,
+        projectsLimit: params.projects_limit ?? undefined,
+        canCreateGroup: params.can_create_group ?? undefined,
+        external: params.external ?? undefined,
+        bio: params.bio ?? undefined,
+        location: params.location ?? undefined,
+        publicEmail: params.public_email ?? undefined,
+        websiteUrl: params.website_url ?? undefined,
+        organization: params.organization ?? undefined,
+        jobTitle: params.job_title ?? undefined,
+        privateProfile: params.private_profile ?? undefined,
+      });
+      return { body: userWithAdmin(user!, urls) };
+    },
+  }),
+
+  route({
+    method: 'DELETE', path: '/users/:id', access: 'admin',
+    params: defineParams({ id: p.integer().required(), hard_delete: p.boolean() }),
+    handler: async ({ params, services }) => {
+      await services.identity.deleteUser({ id: params.id ?? 0, hardDelete: params.hard_delete ?? false });
+      return { status: 204 };
+    },
+  }),
+
+  route({
+    method: 'POST', path: '/users/:id/block', access: 'admin', params: defineParams({ id: p.integer().required() }),
+    handler: async ({ params, services }) => {
+      await services.identity.blockUser({ id: params.id ?? 0 });
+      return { status: 201, body: true };
+    },
+  }),
+
+  route({
+    method: 'POST', path: '/users/:id/unblock', access: 'admin', params: defineParams({ id: p.integer().required() }),
+    handler: async ({ params, services }) => {
+      await services.identity.unblockUser({ id: params.id ?? 0 });
+      return { status: 201, body: true };
     },
   }),
 

@@ -57,14 +57,19 @@ export async function recordNamespaceChanged(
   });
 }
 
-/** Outboxes NamespaceDeleted (key namespace:<id>): the group is gone, with its memberships. */
-export async function recordNamespaceDeleted(client: PoolClient, topic: string, ns: { id: number; full_path: string }, actor?: Actor): Promise<void> {
+/** Outboxes NamespaceDeleted (key namespace:<id>): the group (or a deleted user's namespace) is gone. */
+export async function recordNamespaceDeleted(
+  client: PoolClient,
+  topic: string,
+  ns: { id: number; full_path: string; kind?: 'user' | 'group' },
+  actor?: Actor,
+): Promise<void> {
   await appendEvent(client, {
     topic,
     aggregateType: 'namespace',
     aggregateKey: `namespace:${ns.id}`,
     payloadType: EventTypes.NamespaceDeleted,
-    payload: identityEventsV1.NamespaceDeleted.fromPartial({ id: ns.id, kind: 'group', fullPath: ns.full_path }),
+    payload: identityEventsV1.NamespaceDeleted.fromPartial({ id: ns.id, kind: ns.kind ?? 'group', fullPath: ns.full_path }),
     actor,
   });
 }
@@ -84,6 +89,30 @@ export async function recordGroupMembershipChanged(
     payload: identityEventsV1.GroupMembershipChanged.fromPartial({
       groupId: m.groupId, userId: m.userId, accessLevel: m.accessLevel, expiresAt: m.expiresAt ?? '',
     }),
+    actor,
+  });
+}
+
+/** Outboxes UserChanged (key user:<id>): public fields or state changed. */
+export async function recordUserChanged(client: PoolClient, topic: string, user: UserRow, actor?: Actor): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'user',
+    aggregateKey: `user:${user.id}`,
+    payloadType: EventTypes.UserChanged,
+    payload: identityEventsV1.UserChanged.fromPartial({ user: userSnapshot(user) }),
+    actor,
+  });
+}
+
+/** Outboxes UserDeleted (key user:<id>). */
+export async function recordUserDeleted(client: PoolClient, topic: string, userId: number, actor?: Actor): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'user',
+    aggregateKey: `user:${userId}`,
+    payloadType: EventTypes.UserDeleted,
+    payload: identityEventsV1.UserDeleted.fromPartial({ id: userId }),
     actor,
   });
 }

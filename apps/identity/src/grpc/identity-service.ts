@@ -3,11 +3,12 @@ import { identityV1 } from '@glp/proto';
 import { forbidden, notFound, badRequest, type AsyncService, type Logger } from '@glp/service-kit';
 import { generateTokenSecret, resolveNewToken, tokenDigest, tokenState } from '../domain/tokens';
 import { findTokenWithUser, insertToken, touchToken } from '../store/tokens-store';
-import { findUserById, findUserByUsername } from '../store/users-store';
+import { findUserById } from '../store/users-store';
 import { createUser, newUserFromRequest } from './create-user';
 import type { AuthCacheInvalidator } from '../events/auth-cache-invalidator';
 import { groupService } from './group-service';
 import { tokenService } from './token-service';
+import { userService } from './user-service';
 import { toProtoToken, toProtoUser } from './mappers';
 
 const STATUS: Record<ReturnType<typeof tokenState>, identityV1.TokenStatus> = {
@@ -42,16 +43,6 @@ export function identityService(deps: {
       });
     },
 
-    async getUser(req) {
-      const sel = req.selector;
-      const user =
-        sel?.$case === 'id' ? await findUserById(pool, sel.value)
-        : sel?.$case === 'username' ? await findUserByUsername(pool, sel.value)
-        : undefined;
-      if (!user) throw notFound('User');
-      return { user: toProtoUser(user) };
-    },
-
     async createUser(req, ctx) {
       const user = await createUser(pool, topic, ctx.actor, {
         ...newUserFromRequest(req),
@@ -79,5 +70,6 @@ export function identityService(deps: {
     },
     ...groupService({ pool, topic, countLimit }),
     ...tokenService({ pool, authCache }),
+    ...userService({ pool, topic, authCache, countLimit }),
   };
 }

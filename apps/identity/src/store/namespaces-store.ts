@@ -27,3 +27,13 @@ export async function findNamespaceByFullPath(db: Queryable, fullPath: string): 
   const { rows } = await db.query<NamespaceRow>(`${NAMESPACE_SELECT} WHERE lower(full_path) = lower($1)`, [fullPath]);
   return rows[0];
 }
+
+/** A renamed user's personal namespace follows the username (name, path, full path); the new row. */
+export async function renamePersonalNamespace(db: PoolClient, ownerId: number, username: string): Promise<NamespaceRow | undefined> {
+  const { rows } = await db.query<NamespaceRow>(
+    `UPDATE namespaces SET name = $2, path = $2, full_path = $2, full_name = $2, version = version + 1, updated_at = now()
+     WHERE owner_id = $1 AND kind = 'user' RETURNING ${NAMESPACE_COLUMNS}`,
+    [ownerId, username],
+  );
+  return rows[0];
+}

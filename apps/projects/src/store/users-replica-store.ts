@@ -31,3 +31,9 @@ export async function missingUserIds(db: Queryable, ids: number[]): Promise<numb
   );
   return rows.map((r) => r.id);
 }
+
+/** A deleted user: their project memberships and their row. */
+export async function removeUser(db: Queryable, id: number): Promise<void> {
+  await db.query('DELETE FROM project_members WHERE user_id = $1', [id]);
+  await db.query('DELETE FROM users WHERE id = $1', [id]);
+}
