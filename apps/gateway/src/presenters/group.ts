@@ -27,10 +27,12 @@ export type GroupShape = 'group' | 'detail';
  * defaults for a new group (settings this platform does not offer). ONE object literal, detail-only fields `undefined`
  * (omitted by JSON.stringify, like Grape's `expose ..., if:`), never a spread (see docs/architecture.md, hot path).
  *
- * Left out of GroupDetail: `projects` and `shared_projects` (the projects service cannot list a namespace's projects
- * yet) and `runners_token` (no runners).
+ * GroupDetail's `projects` are the group's own projects the caller may read (already presented, up to 100, as GitLab);
+ * `shared_projects` is empty while projects cannot be shared with groups. Left out: `runners_token` (no runners).
  */
-export function presentGroup(g: identityV1.Group, urls: UrlBuilder, shape: GroupShape) {
+const NO_SHARED_PROJECTS: readonly unknown[] = Object.freeze([]);
+
+export function presentGroup(g: identityV1.Group, urls: UrlBuilder, shape: GroupShape, projects: readonly unknown[] = []) {
   const detail = shape === 'detail';
   const root = g.parentId === 0;
   return {
@@ -76,11 +78,13 @@ export function presentGroup(g: identityV1.Group, urls: UrlBuilder, shape: Group
     extra_shared_runners_minutes_limit: detail ? null : undefined,
     prevent_forking_outside_group: detail ? false : undefined,
     membership_lock: detail ? false : undefined,
+    projects: detail ? projects : undefined,
+    shared_projects: detail ? NO_SHARED_PROJECTS : undefined,
   };
 }
 
 export const groupEntity = (g: identityV1.Group, urls: UrlBuilder) => presentGroup(g, urls, 'group');
-export const groupDetail = (g: identityV1.Group, urls: UrlBuilder) => presentGroup(g, urls, 'detail');
+export const groupDetail = (g: identityV1.Group, urls: UrlBuilder, projects: readonly unknown[] = []) => presentGroup(g, urls, 'detail', projects);
 
 /** Ruby `String#inspect` (UTF-8 string): quotes, backslash escapes, `#{`/`#$`/`#@` escaped, other controls as `\uXXXX`. */
 function rubyString(s: string): string {

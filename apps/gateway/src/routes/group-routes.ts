@@ -1,11 +1,12 @@
 import type { Request } from 'express';
-import type { identityV1 } from '@glp/proto';
+import { projectsV1, type identityV1 } from '@glp/proto';
 import { DomainError } from '@glp/service-kit';
 import { defineParams, p, type InferParams } from '../http/params';
 import { HttpError } from '../http/errors';
 import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { groupDetail, groupEntity, rubyErrorsInspect } from '../presenters/group';
+import { projectEntity } from '../presenters/project';
 import type { UrlBuilder } from '../presenters/urls';
 import type { Services } from '../clients';
 
@@ -150,10 +151,15 @@ export const groupRoutes: RouteDef[] = [
   route({
     method: 'GET', path: '/groups/:id', access: 'public',
     params: defineParams({ id: p.string().required(), with_projects: p.boolean().default(true), with_custom_attributes: p.boolean() }),
-    handler: async ({ params, services, urls }) => {
+    handler: async ({ params, actor, services, urls }) => {
       const { group } = await services.identity.getGroup({ group: requireGroup(params.id) });
-      // with_projects=false is Entities::Group; otherwise GroupDetail (its projects/shared_projects are not listed yet)
-      return { body: params.with_projects ? groupDetail(group!, urls) : groupEntity(group!, urls) };
+      if (!params.with_projects) return { body: groupEntity(group!, urls) };
+      // GroupDetail: the group's own projects the caller may read (projects answers for the caller), 100 at most.
+      const { projects } = await services.projects.listProjects(
+        projectsV1.ListProjectsRequest.fromPartial({ namespaceId: group!.id, page: 1, perPage: 100, orderBy: 'id', sort: 'asc', skipCount: true }),
+      );
+      const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
+      return { body: groupDetail(group!, urls, projects.map((p) => projectEntity(p, urls, viewer))) };
     },
   }),
 

@@ -112,6 +112,7 @@ export const projectRoutes: RouteDef[] = [
         topics: params.topic ?? [],
         skipCount: false,
         minAccessLevel: params.min_access_level ?? undefined,
+        namespaceId: 0,
       });
       const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
       const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;

@@ -53,6 +53,12 @@ describe('project members and access requests through the gateway', () => {
     expect(await expectJson(await api(`/projects/${project.id}`, { as: 'dave' }), 404)).toEqual({ message: '404 Project Not Found' });
     const mine = await expectJson(await api('/projects?membership=true', { as: 'bob' }), 200);
     expect(mine.map((p: { id: number }) => p.id)).toEqual([project.id]);
+    // GroupDetail lists the group's projects the caller may read
+    const detail = await expectJson(await api(`/groups/${group.id}`, { as: 'bob' }), 200);
+    expect(detail.projects.map((p: { id: number; path_with_namespace: string }) => [p.id, p.path_with_namespace])).toEqual([[project.id, 'acme/app']]);
+    expect(detail.shared_projects).toEqual([]);
+    expect((await expectJson(await api(`/groups/${group.id}`, { as: 'dave' }), 200)).projects).toEqual([]); // internal group, private project
+    expect(await expectJson(await api(`/groups/${group.id}?with_projects=false`, { as: 'bob' }), 200)).not.toHaveProperty('projects');
   });
 
   it('adds, lists, changes and removes project members with GitLab answers', async () => {

@@ -26,6 +26,7 @@ export async function listProjects(
     groupAccess: [...groupAccess].map(([namespaceId, level]) => ({ namespaceId, level })),
     owned: req.owned && signedIn,
     membership: req.membership && signedIn,
+    namespaceId: req.namespaceId || undefined,
     minAccessLevel: signedIn ? req.minAccessLevel : undefined,
     visibility: visibilityFromProto(req.visibility),
     archived: req.archived,

@@ -14,6 +14,8 @@ export interface ListFilter {
   groupAccess: { namespaceId: number; level: number }[];
   owned: boolean;
   membership: boolean;
+  /** Only projects directly in this namespace. */
+  namespaceId?: number;
   minAccessLevel?: number;
   visibility?: VisibilityLevel;
   archived?: boolean;

@@ -88,6 +88,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   if (f.minAccessLevel !== undefined) {
     where.push(`GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}) >= ${bind(f.minAccessLevel)}`);
   }
+  if (f.namespaceId) where.push(`p.namespace_id = ${bind(f.namespaceId)}`);
   if (f.visibility) where.push(`p.visibility = ${bind(f.visibility)}`);
   if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);
   if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
