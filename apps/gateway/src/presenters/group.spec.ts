@@ -37,8 +37,8 @@ describe('group entities', () => {
     const sub = JSON.parse(JSON.stringify(groupDetail(group(), urls)));
     expect(sub.shared_with_groups).toEqual([]);
     expect(sub).not.toHaveProperty('prevent_sharing_groups_outside_hierarchy');
-    expect(sub).not.toHaveProperty('projects');
-    expect(sub).not.toHaveProperty('shared_projects');
+    expect(sub.projects).toEqual([]); // the group's projects, given by the route
+    expect(sub.shared_projects).toEqual([]);
     const top = JSON.parse(JSON.stringify(groupDetail(group({ parentId: 0, fullPath: 'parent' }), urls)));
     expect(top).toMatchObject({ parent_id: null, prevent_sharing_groups_outside_hierarchy: false, web_url: 'http://gitlab.example.com/groups/parent' });
   });
