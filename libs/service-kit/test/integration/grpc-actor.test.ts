@@ -7,7 +7,7 @@ import {
 
 const SECRET = 'integration-secret-0123456789';
 const logger = createLogger('grpc-test', 'silent');
-const alice: Actor = { kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api'] };
+const alice: Actor = { kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api'], external: false };
 
 /** A real gRPC server and client over TCP: the signed actor, error mapping and deadlines on the wire. */
 describe('gRPC bootstrap', () => {
