@@ -61,6 +61,18 @@ describe('project members and access requests through the gateway', () => {
     expect(await expectJson(await api(`/groups/${group.id}?with_projects=false`, { as: 'bob' }), 200)).not.toHaveProperty('projects');
   });
 
+  it("shows external users internal projects only when they are members (GitLab's external users)", async () => {
+    const ext = await expectJson(await api('/users', json('POST', { username: 'ext', name: 'Ext', email: 'ext@example.com', password: 'ext-password-1', external: true })), 201);
+    expect(ext.external).toBe(true);
+    tokens.ext = (await expectJson(await api(`/users/${ext.id}/personal_access_tokens`, json('POST', { name: 'e2e', scopes: ['api'] })), 201)).token;
+    const internal = await expectJson(await api('/projects', { ...json('POST', { name: 'inside', visibility: 'internal' }), as: 'alice' }), 201);
+    expect(await expectJson(await api(`/projects/${internal.id}`, { as: 'dave' }), 200)).toMatchObject({ id: internal.id });
+    expect(await expectJson(await api(`/projects/${internal.id}`, { as: 'ext' }), 404)).toEqual({ message: '404 Project Not Found' });
+    expect((await expectJson(await api('/projects', { as: 'ext' }), 200)).map((p: { id: number }) => p.id)).not.toContain(internal.id);
+    await expectJson(await api(`/projects/${internal.id}/members`, { ...json('POST', { user_id: ext.id, access_level: 10 }), as: 'alice' }), 201);
+    expect(await expectJson(await api(`/projects/${internal.id}`, { as: 'ext' }), 200)).toMatchObject({ id: internal.id });
+  });
+
   it('adds, lists, changes and removes project members with GitLab answers', async () => {
     const added = await expectJson(await api(`/projects/${project.id}/members`, { ...json('POST', { username: 'dave', access_level: 20, expires_at: '2999-12-31' }), as: 'alice' }), 201);
     expect(added).toMatchObject({ id: ids.dave, username: 'dave', name: 'DAVE', state: 'active', access_level: 20, expires_at: '2999-12-31', membership_state: 'active', created_by: { id: ids.alice, username: 'alice' } });
