@@ -3,3 +3,4 @@ export * from './infra';
 export * from './isolation';
 export * from './free-port';
 export * from './stack';
+export * from './rejection';

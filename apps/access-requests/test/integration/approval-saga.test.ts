@@ -2,7 +2,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { accessRequestsV1, identityV1, projectsV1 } from '@glp/proto';
 import { createLogger, DomainError, type Actor, type CallContext } from '@glp/service-kit';
-import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { completeApprovals } from '../../src/app/complete-approvals';
 import { accessRequestsService } from '../../src/grpc/access-requests-service';
 import { migrateAccessRequests } from '../../src/migrations';
@@ -15,16 +15,6 @@ const other = user(3, 'other');
 const GROUP = { kind: accessRequestsV1.SourceKind.SOURCE_KIND_GROUP, selector: { $case: 'id' as const, value: 100 } };
 const PROJECT = { kind: accessRequestsV1.SourceKind.SOURCE_KIND_PROJECT, selector: { $case: 'id' as const, value: 200 } };
 const logger = createLogger('saga-test', 'silent');
-
-async function rejection(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe('access requests: approval saga against PostgreSQL', () => {
   const schema = uniqueName('it_access_requests');

@@ -159,3 +159,28 @@ function searchParamsToRecord(sp: URLSearchParams): Record<string, unknown> {
   }
   return out;
 }
+
+/**
+ * A page of a listing as a route answers it: the presented items and GitLab's pagination headers. `total` is the
+ * service's count (-1 when it stopped counting: no X-Total, and the next page is guessed from a full page).
+ */
+export function pageResult<T>(
+  req: { originalUrl: string },
+  base: string,
+  page: Pagination,
+  items: readonly T[],
+  total: number,
+): { body: readonly T[]; headers: Record<string, string> } {
+  const counted = total >= 0;
+  return {
+    body: items,
+    headers: paginationHeaders({
+      requestUrl: new URL(req.originalUrl, base),
+      page: page.page,
+      perPage: page.perPage,
+      total: counted ? total : undefined,
+      hasNextPage: counted ? page.page * page.perPage < total : items.length === page.perPage,
+      itemCount: items.length,
+    }),
+  };
+}

@@ -1,7 +1,7 @@
 import { accessRequestsV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { accessRequesterEntity, approvedMemberEntity } from '../presenters/access-request';
 import { groupSelector } from './group-routes';
@@ -34,17 +34,7 @@ function routesFor(type: SourceType): RouteDef[] {
       handler: async ({ req, params, services, urls }) => {
         const { page, perPage } = parsePagination(params);
         const res = await services.accessRequests.listAccessRequests({ source: source(type, params.id), page, perPage });
-        return {
-          body: res.requests.map((r) => accessRequesterEntity(r, urls)),
-          headers: paginationHeaders({
-            requestUrl: new URL(req.originalUrl, urls.base),
-            page,
-            perPage,
-            total: Number(res.total),
-            hasNextPage: page * perPage < res.total,
-            itemCount: res.requests.length,
-          }),
-        };
+        return pageResult(req, urls.base, { page, perPage }, res.requests.map((r) => accessRequesterEntity(r, urls)), Number(res.total));
       },
     }),
     route({

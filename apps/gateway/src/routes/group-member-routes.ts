@@ -1,6 +1,6 @@
 import type { identityV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { memberEntity } from '../presenters/member';
 import type { UrlBuilder } from '../presenters/urls';
@@ -37,17 +37,7 @@ function listMembersRoute(path: string, inherited: boolean): RouteDef {
         page,
         perPage,
       });
-      return {
-        body: presentMembers(res.members, urls),
-        headers: paginationHeaders({
-          requestUrl: new URL(req.originalUrl, urls.base),
-          page,
-          perPage,
-          total: res.total >= 0 ? res.total : undefined,
-          hasNextPage: res.members.length === perPage,
-          itemCount: res.members.length,
-        }),
-      };
+      return pageResult(req, urls.base, { page, perPage }, presentMembers(res.members, urls), Number(res.total));
     },
   });
 }

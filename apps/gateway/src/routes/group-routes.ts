@@ -3,7 +3,7 @@ import { projectsV1, type identityV1 } from '@glp/proto';
 import { DomainError } from '@glp/service-kit';
 import { defineParams, p, type InferParams } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { groupDetail, groupEntity, rubyErrorsInspect } from '../presenters/group';
 import { projectEntity } from '../presenters/project';
@@ -94,17 +94,7 @@ async function listGroups({ req, params, services, urls, admin }: ListContext, p
     parentId,
     visibility: params.visibility ?? '',
   });
-  return {
-    body: res.groups.map((g) => groupEntity(g, urls)),
-    headers: paginationHeaders({
-      requestUrl: new URL(req.originalUrl, urls.base),
-      page,
-      perPage,
-      total: res.total >= 0 ? res.total : undefined,
-      hasNextPage: res.groups.length === perPage,
-      itemCount: res.groups.length,
-    }),
-  };
+  return pageResult(req, urls.base, { page, perPage }, res.groups.map((g) => groupEntity(g, urls)), Number(res.total));
 }
 
 /** POST /groups failures: `render_api_error!("Failed to save group #{group.errors.messages}", 400)`. */

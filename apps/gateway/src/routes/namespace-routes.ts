@@ -1,6 +1,6 @@
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { namespaceEntity } from '../presenters/namespace';
 import { groupSelector } from './group-routes';
@@ -28,17 +28,7 @@ export const namespaceRoutes: RouteDef[] = [
         page,
         perPage,
       });
-      return {
-        body: res.namespaces.map((ns) => namespaceEntity(ns, urls)),
-        headers: paginationHeaders({
-          requestUrl: new URL(req.originalUrl, urls.base),
-          page,
-          perPage,
-          total: res.total >= 0 ? res.total : undefined,
-          hasNextPage: res.namespaces.length === perPage,
-          itemCount: res.namespaces.length,
-        }),
-      };
+      return pageResult(req, urls.base, { page, perPage }, res.namespaces.map((ns) => namespaceEntity(ns, urls)), Number(res.total));
     },
   }),
 

@@ -1,7 +1,7 @@
 import type { projectsV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { projectMemberEntity } from '../presenters/member';
 import { ACCESS_LEVELS } from './group-routes';
@@ -30,17 +30,7 @@ function listRoute(path: string, inherited: boolean): RouteDef {
       const res = await services.projects.listProjectMembers({
         project: requireProject(params.id), inherited, query: params.query ?? '', userIds: params.user_ids ?? [], page, perPage,
       });
-      return {
-        body: res.members.map((m) => projectMemberEntity(m, urls)),
-        headers: paginationHeaders({
-          requestUrl: new URL(req.originalUrl, urls.base),
-          page,
-          perPage,
-          total: Number(res.total),
-          hasNextPage: page * perPage < res.total,
-          itemCount: res.members.length,
-        }),
-      };
+      return pageResult(req, urls.base, { page, perPage }, res.members.map((m) => projectMemberEntity(m, urls)), Number(res.total));
     },
   });
 }

@@ -1,7 +1,7 @@
 import { projectsV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
 import { settingsFromParams, settingsParamFields } from './project-settings-params';
@@ -116,17 +116,7 @@ export const projectRoutes: RouteDef[] = [
       });
       const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
       const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;
-      return {
-        body: res.projects.map((proj) => present(proj, urls, viewer)),
-        headers: paginationHeaders({
-          requestUrl: new URL(req.originalUrl, urls.base),
-          page,
-          perPage,
-          total: res.total >= 0 ? res.total : undefined,
-          hasNextPage: res.projects.length === perPage,
-          itemCount: res.projects.length,
-        }),
-      };
+      return pageResult(req, urls.base, { page, perPage }, res.projects.map((proj) => present(proj, urls, viewer)), Number(res.total));
     },
   }),
 ];

@@ -1,6 +1,6 @@
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { personalAccessToken } from '../presenters/user';
 
@@ -33,17 +33,7 @@ export const tokenRoutes: RouteDef[] = [
       const res = await services.identity.listPersonalAccessTokens({
         userId: params.user_id ?? 0, state: params.state ?? '', revoked: params.revoked ?? undefined, search: params.search ?? '', page, perPage,
       });
-      return {
-        body: res.tokens.map((t) => personalAccessToken(t, false)),
-        headers: paginationHeaders({
-          requestUrl: new URL(req.originalUrl, urls.base),
-          page,
-          perPage,
-          total: Number(res.total),
-          hasNextPage: page * perPage < res.total,
-          itemCount: res.tokens.length,
-        }),
-      };
+      return pageResult(req, urls.base, { page, perPage }, res.tokens.map((t) => personalAccessToken(t, false)), Number(res.total));
     },
   }),
 

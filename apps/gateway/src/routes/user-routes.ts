@@ -1,6 +1,6 @@
 import type { identityV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
-import { paginationHeaders, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { personalAccessToken, presentUser, userBasic, userPublic, userWithAdmin } from '../presenters/user';
 import { TOKEN_SCOPE_VALUES } from './token-scopes';
@@ -51,17 +51,7 @@ export const userRoutes: RouteDef[] = [
         external: params.external ?? undefined, orderBy: params.order_by ?? 'id', sort: params.sort ?? 'desc', page, perPage,
       });
       const present = res.view === 'admin' ? (u: identityV1.User) => userWithAdmin(u, urls) : (u: identityV1.User) => userBasic(u, urls);
-      return {
-        body: res.users.map(present),
-        headers: paginationHeaders({
-          requestUrl: new URL(req.originalUrl, urls.base),
-          page,
-          perPage,
-          total: res.total >= 0 ? Number(res.total) : undefined,
-          hasNextPage: res.users.length === perPage,
-          itemCount: res.users.length,
-        }),
-      };
+      return pageResult(req, urls.base, { page, perPage }, res.users.map(present), Number(res.total));
     },
   }),
 

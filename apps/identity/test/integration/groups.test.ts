@@ -1,8 +1,8 @@
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { identityV1 } from '@glp/proto';
-import { DomainError, systemActor, createLogger, type Actor, type CallContext } from '@glp/service-kit';
-import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import { systemActor, createLogger, type Actor, type CallContext } from '@glp/service-kit';
+import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { identityService } from '../../src/grpc/identity-service';
 import { noAuthCache } from '../../src/events/auth-cache-invalidator';
 import { migrateIdentity } from '../../src/migrations';
@@ -10,16 +10,6 @@ import { migrateIdentity } from '../../src/migrations';
 const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
 const admin = systemActor('test');
 const ANON: Actor = { kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] };
-
-async function rejection(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe('identity groups and members against PostgreSQL', () => {
   const schema = uniqueName('it_groups');

@@ -2,7 +2,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { identityV1, projectsV1 } from '@glp/proto';
 import { DomainError, type Actor, type CallContext } from '@glp/service-kit';
-import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
@@ -15,16 +15,6 @@ const newcomer = user(3, 'newcomer');
 const stranger = user(4, 'stranger');
 const USERS: Record<number, Actor> = { 1: owner, 2: groupDev, 3: newcomer, 4: stranger };
 const GROUP_ID = 500;
-
-async function rejection(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err;
-    throw err;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe('project members and group access against PostgreSQL', () => {
   const schema = uniqueName('it_members');
