@@ -16,6 +16,8 @@ export const accessRequestsEnv = z.object({
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
+  /** Consumer group of its project/identity events consumer. */
+  KAFKA_CONSUMER_GROUP: env.str('access-requests'),
   /** How often approvals interrupted by a crash are completed, and how old their intent must be. */
   APPROVAL_RECOVERY_INTERVAL_MS: env.int(5000, 100),
   APPROVAL_RECOVERY_AFTER_MS: env.int(10000, 0),

@@ -1,11 +1,12 @@
 import { createPool } from '@glp/db';
-import { OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
 import { accessRequestsV1, identityV1, projectsV1 } from '@glp/proto';
 import {
   bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
 } from '@glp/service-kit';
 import { startApprovalCompletion } from './app/complete-approvals';
 import { loadAccessRequestsConfig } from './config';
+import { onNamespaceDeleted, onProjectDeleted } from './events/source-consumer';
 import { accessRequestsService } from './grpc/access-requests-service';
 import { migrateAccessRequests } from './migrations';
 
@@ -33,6 +34,21 @@ async function main(): Promise<void> {
   });
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());
+
+  // Deleted projects and groups take their access requests with them.
+  const consumer = new EventConsumer({
+    pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'access-requests',
+    topics: [topicFor('projects', config.KAFKA_TOPIC_PREFIX), topicFor('identity', config.KAFKA_TOPIC_PREFIX)], logger,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    fromBeginning: true,
+    handlers: {
+      ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, payload)),
+      ...onEvent(EventTypes.NamespaceDeleted, ({ client, payload }) => onNamespaceDeleted(client, payload)),
+    },
+  });
+  // Non-blocking: the API serves during a Kafka outage; the consumer catches up when it returns.
+  consumer.startInBackground();
+  onShutdown('event consumer', () => consumer.stop());
 
   const deps = { pool, identity, projects, topic: topicFor('access-requests', config.KAFKA_TOPIC_PREFIX) };
   const completion = startApprovalCompletion(deps, logger, config.APPROVAL_RECOVERY_INTERVAL_MS, config.APPROVAL_RECOVERY_AFTER_MS);

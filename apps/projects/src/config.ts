@@ -21,6 +21,10 @@ export const projectsEnv = z.object({
   KAFKA_CONSUMER_GROUP: env.str('projects'),
   /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
   LIST_COUNT_LIMIT: env.int(10000, 1),
+  /** Delayed deletion: DELETE /projects/:id marks the project and it is purged this many days later (0: at once). */
+  DELETION_DELAY_DAYS: env.int(0, 0, 90),
+  /** How often projects whose deletion day has come are purged. */
+  PURGE_INTERVAL_MS: env.int(60000, 100),
 });
 
 export type ProjectsConfig = z.infer<typeof projectsEnv>;

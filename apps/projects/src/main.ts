@@ -6,6 +6,7 @@ import {
   runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
+import { startDeletionPurge } from './app/delete-project';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
     fromBeginning: true,
     handlers: {
       ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)),
-      ...onEvent(EventTypes.NamespaceDeleted, ({ client, payload }) => onNamespaceDeleted(client, payload)),
+      ...onEvent(EventTypes.NamespaceDeleted, ({ client, payload }) => onNamespaceDeleted(client, payload, topicFor('projects', config.KAFKA_TOPIC_PREFIX))),
       ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserChanged, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserDeleted, ({ client, payload }) => onUserDeleted(client, payload)),
@@ -48,6 +49,12 @@ async function main(): Promise<void> {
   // Non-blocking: the API serves during a Kafka outage; the consumer catches up when it returns.
   consumer.startInBackground();
   onShutdown('event consumer', () => consumer.stop());
+
+  const deps = {
+    pool, identity, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
+  };
+  const purge = startDeletionPurge(deps, logger, config.PURGE_INTERVAL_MS);
+  onShutdown('deletion purge', () => purge.stop());
 
   const grpc = await startGrpcServer({
     host: config.GRPC_HOST,
@@ -58,7 +65,7 @@ async function main(): Promise<void> {
       definition: projectsV1.ProjectsServiceService,
       implementation: bindService(
         projectsV1.ProjectsServiceService,
-        projectsService({ pool, identity, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT }),
+        projectsService(deps),
         { actorSecret: config.ACTOR_SECRET, logger },
       ),
     }],

@@ -34,6 +34,9 @@ export function payloadType<T>(typeName: string, codec: MessageCodec<T>): Payloa
 export const EventTypes = Object.freeze({
   ProjectCreated: payloadType(`${projectEventsV1.protobufPackage}.ProjectCreated`, projectEventsV1.ProjectCreated),
   ProjectMembershipChanged: payloadType(`${projectEventsV1.protobufPackage}.ProjectMembershipChanged`, projectEventsV1.ProjectMembershipChanged),
+  ProjectUpdated: payloadType(`${projectEventsV1.protobufPackage}.ProjectUpdated`, projectEventsV1.ProjectUpdated),
+  ProjectStarred: payloadType(`${projectEventsV1.protobufPackage}.ProjectStarred`, projectEventsV1.ProjectStarred),
+  ProjectDeleted: payloadType(`${projectEventsV1.protobufPackage}.ProjectDeleted`, projectEventsV1.ProjectDeleted),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
   UserChanged: payloadType(`${identityEventsV1.protobufPackage}.UserChanged`, identityEventsV1.UserChanged),
   UserDeleted: payloadType(`${identityEventsV1.protobufPackage}.UserDeleted`, identityEventsV1.UserDeleted),

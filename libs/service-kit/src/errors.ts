@@ -7,6 +7,8 @@ export type ErrorKind =
   | 'unauthenticated'
   | 'invalid' // field-level validation errors
   | 'bad_request'
+  // A refusal GitLab words as a plain message (`render_api_error!(message, 400)`): 400 {"message": message}.
+  | 'rejected'
   | 'conflict'
   | 'unprocessable'
   | 'not_modified'
@@ -45,6 +47,8 @@ export const invalid = (fields: FieldErrors) =>
   );
 export const badRequest = (message: string) => new DomainError('bad_request', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+/** 400 with GitLab's plain message (no "400 Bad request - " prefix), e.g. "Project has not been marked for deletion". */
+export const rejected = (message: string) => new DomainError('rejected', message);
 export const unprocessable = (message: string) => new DomainError('unprocessable', message);
 export const notModified = () => new DomainError('not_modified', 'not modified');
 
@@ -54,6 +58,7 @@ const KIND_TO_GRPC: Record<ErrorKind, status> = {
   unauthenticated: status.UNAUTHENTICATED,
   invalid: status.INVALID_ARGUMENT,
   bad_request: status.INVALID_ARGUMENT,
+  rejected: status.INVALID_ARGUMENT,
   conflict: status.ALREADY_EXISTS,
   unprocessable: status.FAILED_PRECONDITION,
   not_modified: status.ABORTED,

@@ -85,3 +85,9 @@ export async function lockStaleApprovals(db: PoolClient, olderThanMs: number, li
   );
   return rows;
 }
+
+/** The source is gone (a deleted project or group): its requests go with it. */
+export async function deleteRequestsOfSource(db: Queryable, kind: SourceKind, sourceId: number): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM access_requests WHERE source_kind = $1 AND source_id = $2', [kind, sourceId]);
+  return rowCount ?? 0;
+}

@@ -64,6 +64,7 @@ describe('fromDomainError', () => {
     ['invalid', 'name has already been taken', { name: ['has already been taken'] }, 400, { message: { name: ['has already been taken'] } }],
     ['invalid', 'oops', undefined, 400, { message: '400 Bad request - oops' }],
     ['bad_request', 'Invalid scope', undefined, 400, { message: '400 Bad request - Invalid scope' }],
+    ['rejected', 'Project has not been marked for deletion', undefined, 400, { message: 'Project has not been marked for deletion' }],
     ['conflict', 'Email has already been taken', undefined, 409, { message: 'Email has already been taken' }],
     ['unprocessable', 'Project push rule exists', undefined, 422, { message: 'Project push rule exists' }],
     ['precondition_failed', 'stale', undefined, 412, { message: '412 Precondition Failed' }],

@@ -121,6 +121,8 @@ export function fromDomainError(kind: ErrorKind, message: string, fields?: Field
       return fields && Object.keys(fields).length > 0 ? HttpError.validation(fields) : HttpError.badRequest(message || undefined);
     case 'bad_request':
       return HttpError.badRequest(message || undefined);
+    case 'rejected':
+      return new HttpError(400, { message });
     case 'conflict':
       return HttpError.conflict(message || undefined);
     case 'unprocessable':
@@ -137,7 +139,7 @@ export function fromDomainError(kind: ErrorKind, message: string, fields?: Field
 }
 
 const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
-  'not_found', 'forbidden', 'unauthenticated', 'invalid', 'bad_request', 'conflict', 'unprocessable',
+  'not_found', 'forbidden', 'unauthenticated', 'invalid', 'bad_request', 'rejected', 'conflict', 'unprocessable',
   'not_modified', 'precondition_failed', 'unavailable', 'internal',
 ]);
 

@@ -192,6 +192,9 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     requirements_access_level: full ? s.requirementsAccessLevel : undefined,
     security_and_compliance_enabled: full ? enabled(s.securityAndComplianceAccessLevel) : undefined,
     compliance_frameworks: full ? [] : undefined,
+    // Delayed deletion: the day it goes (marked_for_deletion_at is the deprecated twin, kept in sync).
+    marked_for_deletion_at: full ? p.markedForDeletionOn || null : undefined,
+    marked_for_deletion_on: full ? p.markedForDeletionOn || null : undefined,
     permissions: shape !== 'with_access' ? undefined : {
       // The caller's project membership, and their highest membership in the namespace's group or its ancestors.
       project_access: p.projectAccessLevel > 0 ? { access_level: p.projectAccessLevel, notification_level: 3 } : null,

@@ -4,6 +4,9 @@ import { groupMemberRoutes } from './group-member-routes';
 import { groupRoutes } from './group-routes';
 import { metaRoutes } from './meta-routes';
 import { namespaceRoutes } from './namespace-routes';
+import { projectDeletionRoutes } from './project-deletion-routes';
+import { projectEditRoutes } from './project-edit-routes';
+import { projectLifecycleRoutes } from './project-lifecycle-routes';
 import { projectMemberRoutes } from './project-member-routes';
 import { projectRoutes } from './project-routes';
 import { tokenRoutes } from './token-routes';
@@ -15,7 +18,7 @@ import { userRoutes } from './user-routes';
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
-    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectMemberRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...groupMemberRoutes,
     ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
   ];
 }

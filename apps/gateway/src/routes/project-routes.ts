@@ -4,7 +4,7 @@ import { HttpError } from '../http/errors';
 import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
-import { settingsFromParams, settingsParamFields } from './project-settings-params';
+import { createSettingsParamFields, settingsFromParams, settingsParamFields } from './project-settings-params';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_TO_PROTO = {
@@ -12,6 +12,12 @@ const VISIBILITY_TO_PROTO = {
   internal: projectsV1.Visibility.VISIBILITY_INTERNAL,
   public: projectsV1.Visibility.VISIBILITY_PUBLIC,
 } as const;
+
+/** A `visibility` param as the proto enum; not sent (or null) is VISIBILITY_UNSPECIFIED. */
+export function visibilityToProto(v: string | null | undefined): projectsV1.Visibility {
+  return v ? VISIBILITY_TO_PROTO[v as keyof typeof VISIBILITY_TO_PROTO] : projectsV1.Visibility.VISIBILITY_UNSPECIFIED;
+}
+
 /** GitLab's plan limit `offset_pagination_limit`: page × per_page beyond it is refused. */
 const OFFSET_PAGINATION_LIMIT = 50000;
 const ACCESS_LEVELS = [5, 10, 15, 20, 30, 40, 50] as const;
@@ -28,17 +34,23 @@ export function projectSelector(id: string): projectsV1.GetProjectRequest['selec
   return undefined; // a bare word is never a project (GitLab: 404)
 }
 
-const createProjectParams = defineParams({
+/** The attributes POST /projects and PUT /projects/:id share (GitLab's `optional_project_params`, name, path, default_branch). */
+export const projectAttributeParams = {
   name: p.string(),
   path: p.string(),
   description: p.string(),
   visibility: p.enumOf(VISIBILITY),
-  namespace_id: p.integer(),
   default_branch: p.string(),
-  initialize_with_readme: p.boolean(),
   topics: p.arrayOf(p.string()).commaSeparated(),
   tag_list: p.arrayOf(p.string()).commaSeparated(),
   ...settingsParamFields,
+};
+
+const createProjectParams = defineParams({
+  ...projectAttributeParams,
+  namespace_id: p.integer(),
+  initialize_with_readme: p.boolean(),
+  ...createSettingsParamFields,
 }).atLeastOneOf('name', 'path');
 
 const listProjectsParams = defineParams({
@@ -67,7 +79,7 @@ export const projectRoutes: RouteDef[] = [
         path: params.path ?? undefined,
         namespaceId: params.namespace_id ?? 0,
         description: params.description ?? undefined,
-        visibility: params.visibility ? VISIBILITY_TO_PROTO[params.visibility as keyof typeof VISIBILITY_TO_PROTO] : projectsV1.Visibility.VISIBILITY_UNSPECIFIED,
+        visibility: visibilityToProto(params.visibility),
         defaultBranch: params.default_branch ?? undefined,
         topics: [...(params.topics ?? []), ...(params.tag_list ?? [])],
         initializeWithReadme: params.initialize_with_readme ?? false,

@@ -3,7 +3,7 @@ import { p, type ParamFields } from '../http/params';
 
 const FEATURE = ['disabled', 'private', 'enabled'] as const;
 
-/** Settings a client may send on create/update: REST name → param definition and proto field. */
+/** Settings a client may send on create and edit: REST name → proto field and param definition. */
 const SETTINGS = {
   issues_access_level: ['issuesAccessLevel', p.enumOf(FEATURE)],
   repository_access_level: ['repositoryAccessLevel', p.enumOf(FEATURE)],
@@ -57,9 +57,13 @@ const SETTINGS = {
   service_desk_enabled: ['serviceDeskEnabled', p.boolean()],
   ci_forward_deployment_enabled: ['ciForwardDeploymentEnabled', p.boolean()],
   external_authorization_classification_label: ['externalAuthorizationClassificationLabel', p.string()],
-  repository_object_format: ['repositoryObjectFormat', p.enumOf(['sha1', 'sha256'])],
   build_coverage_regex: ['buildCoverageRegex', p.string()],
   mr_default_target_self: ['mrDefaultTargetSelf', p.boolean()],
+} as const satisfies Record<string, readonly [keyof projectsV1.ProjectSettings, ParamFields[string]]>;
+
+/** Settings only a create takes (GitLab's `optional_create_project_params`; PUT /projects/:id does not declare them). */
+const CREATE_SETTINGS = {
+  repository_object_format: ['repositoryObjectFormat', p.enumOf(['sha1', 'sha256'])],
 } as const satisfies Record<string, readonly [keyof projectsV1.ProjectSettings, ParamFields[string]]>;
 
 /** Deprecated booleans GitLab still accepts, translated to access levels. */
@@ -72,27 +76,43 @@ const LEGACY_FEATURE_FLAGS = {
   container_registry_enabled: 'containerRegistryAccessLevel',
 } as const;
 
-type SettingsParams = { [K in keyof typeof SETTINGS]: (typeof SETTINGS)[K][1] } & {
-  [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean>;
-} & { emails_disabled: ReturnType<typeof p.boolean> };
+type ParamsOf<T extends Record<string, readonly [string, ParamFields[string]]>> = { [K in keyof T]: T[K][1] };
+const paramsOf = <T extends Record<string, readonly [string, ParamFields[string]]>>(table: T) =>
+  Object.fromEntries(Object.entries(table).map(([k, [, param]]) => [k, param])) as ParamsOf<T>;
 
+type SettingsParams = ParamsOf<typeof SETTINGS> & {
+  [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean>;
+} & { emails_disabled: ReturnType<typeof p.boolean>; public_builds: ReturnType<typeof p.boolean> };
+
+/** The settings params of POST /projects and PUT /projects/:id (with the deprecated aliases GitLab still takes). */
 export const settingsParamFields: SettingsParams = {
-  ...(Object.fromEntries(Object.entries(SETTINGS).map(([k, [, param]]) => [k, param])) as { [K in keyof typeof SETTINGS]: (typeof SETTINGS)[K][1] }),
+  ...paramsOf(SETTINGS),
   ...(Object.fromEntries(Object.keys(LEGACY_FEATURE_FLAGS).map((k) => [k, p.boolean()])) as { [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean> }),
   emails_disabled: p.boolean(),
+  public_builds: p.boolean(),
 };
 
-/** The settings a request carries (only what was sent), as the proto message. */
+/** The settings params only POST /projects takes. */
+export const createSettingsParamFields = paramsOf(CREATE_SETTINGS);
+
+/**
+ * The settings a request carries (only what was sent, of what its route declares), as the proto message. Deprecated
+ * aliases as GitLab's `translate_params_for_compatibility`: `public_jobs` wins over `public_builds`, `emails_disabled`
+ * over `emails_enabled`; an access level over its legacy `*_enabled` boolean.
+ */
 export function settingsFromParams(params: Record<string, unknown>): projectsV1.ProjectSettings {
   const out: Record<string, unknown> = {};
   for (const [legacy, key] of Object.entries(LEGACY_FEATURE_FLAGS)) {
     const v = params[legacy];
     if (typeof v === 'boolean') out[key] = v ? 'enabled' : 'disabled';
   }
-  if (typeof params.emails_disabled === 'boolean') out.emailsEnabled = !params.emails_disabled;
-  for (const [name, [key]] of Object.entries(SETTINGS)) {
-    const v = params[name];
-    if (v !== undefined && v !== null) out[key] = v;
+  if (typeof params.public_builds === 'boolean') out.publicJobs = params.public_builds;
+  for (const table of [SETTINGS, CREATE_SETTINGS]) {
+    for (const [name, [key]] of Object.entries(table)) {
+      const v = params[name];
+      if (v !== undefined && v !== null) out[key] = v;
+    }
   }
+  if (typeof params.emails_disabled === 'boolean') out.emailsEnabled = !params.emails_disabled;
   return out as projectsV1.ProjectSettings;
 }

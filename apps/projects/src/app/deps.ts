@@ -2,10 +2,10 @@ import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
 import type { PromiseClient } from '@glp/service-kit';
 
-/** What identity answers for projects: namespaces, users, and a user's access through groups. */
+/** What identity answers for projects: namespaces, groups (their visibility), users, and a user's access through groups. */
 export type IdentityClient = Pick<
   PromiseClient<identityV1.IdentityServiceClient>,
-  'getNamespace' | 'getUser' | 'getUserGroupAccess' | 'listGroupMembers'
+  'getNamespace' | 'getGroup' | 'getUser' | 'getUserGroupAccess' | 'listGroupMembers'
 >;
 
 export interface ProjectsDeps {
@@ -15,4 +15,6 @@ export interface ProjectsDeps {
   topic: string;
   /** Listings are counted up to this; beyond, the total is -1. */
   countLimit: number;
+  /** DELETION_DELAY_DAYS: DELETE marks the project for this many days (0 or unset: deletes at once). */
+  deletionDelayDays?: number;
 }

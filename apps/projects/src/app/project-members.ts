@@ -33,9 +33,12 @@ function replicaOf(u: identityV1.User): UserReplica {
   return { id: u.id, username: u.username, name: u.name, state: u.state, avatar_url: u.avatarUrl };
 }
 
-/** Users of these rows that the read model lacks are asked of identity (once: they are stored) — self-healing. */
-async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<MemberView[]> {
-  const missing = await missingUserIds(deps.pool, rows.filter((r) => !r.user).map((r) => r.user_id));
+/**
+ * Users the read model lacks among these ids, asked of identity (once: they are stored) — self-healing. A user identity
+ * no longer has is absent from the answer. Also used for starrers (app/stars.ts).
+ */
+export async function fetchMissingUsers(deps: ProjectsDeps, ids: number[]): Promise<Map<number, UserReplica>> {
+  const missing = await missingUserIds(deps.pool, ids);
   const fetched = new Map<number, UserReplica>();
   for (const id of missing) {
     try {
@@ -46,6 +49,12 @@ async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<
     }
   }
   await upsertUsers(deps.pool, [...fetched.values()]);
+  return fetched;
+}
+
+/** Users of these rows that the read model lacks are asked of identity (once: they are stored) — self-healing. */
+async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<MemberView[]> {
+  const fetched = await fetchMissingUsers(deps, rows.filter((r) => !r.user).map((r) => r.user_id));
   return rows.flatMap((r) => {
     const user = r.user ?? fetched.get(r.user_id);
     if (!user) return []; // a user identity no longer has

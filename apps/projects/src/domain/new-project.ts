@@ -38,20 +38,41 @@ export function normalizeTopics(topics: string[]): string[] {
   return out;
 }
 
+/** The attributes a create or an edit sets; only those given are validated. */
+export interface ProjectAttributes {
+  name?: string;
+  path?: string;
+  description?: string | null;
+  /** Already normalized (`normalizeTopics`). */
+  topics?: string[];
+  /** The settings the project will have (a create: those sent; an edit: all of them as they will be, defaults included). */
+  settings?: Settings;
+}
+
+/**
+ * GitLab's model validations of project attributes (`app/models/project.rb`, `project_feature.rb`, `ci_cd_settings`):
+ * every problem of every given attribute, keyed like `errors.messages`, in one object (empty when valid). Creating
+ * and editing a project share it.
+ */
+export function attributeErrors(a: ProjectAttributes): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (k: string, msgs: string[]) => msgs.length && (errors[k] = [...(errors[k] ?? []), ...msgs]);
+  if (a.name !== undefined) add('name', nameErrors(a.name));
+  if (a.path !== undefined) add('path', pathErrors(a.path));
+  if (a.description != null && a.description.length > MAX_DESCRIPTION) {
+    add('description', [`is too long (maximum is ${MAX_DESCRIPTION} characters)`]);
+  }
+  if (a.topics?.some((t) => t.length > 255)) add('topics', ['is too long (maximum is 255 characters)']);
+  if (a.settings) for (const [k, v] of Object.entries(settingsErrors(a.settings))) add(k, v);
+  return errors;
+}
+
 /** Validates and completes a create request; throws `invalid` with every field problem. */
 export function buildNewProject(input: NewProjectInput): NewProject {
   const { name, path } = deriveNameAndPath(input);
-  const errors: FieldErrors = {};
-  const add = (k: string, msgs: string[]) => msgs.length && (errors[k] = [...(errors[k] ?? []), ...msgs]);
-  add('name', nameErrors(name));
-  add('path', pathErrors(path));
-  if (input.description !== undefined && input.description.length > MAX_DESCRIPTION) {
-    add('description', [`is too long (maximum is ${MAX_DESCRIPTION} characters)`]);
-  }
   const topics = normalizeTopics(input.topics);
-  if (topics.some((t) => t.length > 255)) add('topics', ['is too long (maximum is 255 characters)']);
   const settings = explicitSettings(input.settings);
-  for (const [k, v] of Object.entries(settingsErrors(settings))) add(k, v);
+  const errors = attributeErrors({ name, path, description: input.description, topics, settings });
   if (Object.keys(errors).length) throw invalid(errors);
   return {
     name,

@@ -104,7 +104,8 @@ export function effectiveSettings(stored: Settings, visibility: VisibilityLevel)
   return out;
 }
 
-const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** The API attribute name of a setting: `mergeMethod` → `merge_method`. */
+export const settingName = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Field errors for settings values (enumerations, feature-level consistency, numeric ranges). */
 export function settingsErrors(s: Settings): FieldErrors {
@@ -112,13 +113,13 @@ export function settingsErrors(s: Settings): FieldErrors {
   const add = (k: string, m: string) => (errors[k] ??= []).push(m);
   for (const [key, allowed] of Object.entries(SETTING_ENUMS) as [Key, readonly string[]][]) {
     const v = s[key];
-    if (v !== undefined && !allowed.includes(String(v))) add(snake(key), 'is not included in the list');
+    if (v !== undefined && !allowed.includes(String(v))) add(settingName(key), 'is not included in the list');
   }
   const rank = (v?: string) => (v === undefined ? undefined : FEATURE_LEVELS.indexOf(v as (typeof FEATURE_LEVELS)[number]));
   const repo = rank(s.repositoryAccessLevel) ?? 2;
   for (const k of ['mergeRequestsAccessLevel', 'buildsAccessLevel'] as const) {
     const r = rank(s[k]);
-    if (r !== undefined && r >= 0 && repo >= 0 && r > repo) add(`project_feature.${snake(k)}`, 'cannot have higher visibility level than repository access level');
+    if (r !== undefined && r >= 0 && repo >= 0 && r > repo) add(`project_feature.${settingName(k)}`, 'cannot have higher visibility level than repository access level');
   }
   if (s.buildTimeout !== undefined && (s.buildTimeout < 600 || s.buildTimeout > 2592000)) {
     add('build_timeout', s.buildTimeout < 600 ? 'is too short (minimum is 10 minutes)' : 'is too long (maximum is one month)');

@@ -1,6 +1,11 @@
 import type { PoolClient } from '@glp/db';
 import type { identityEventsV1 } from '@glp/proto';
+import { systemActor } from '@glp/service-kit';
+import { deleteNamespaceProjects } from '../store/deletion-store';
 import { namespaceReplica, removeNamespace, upsertNamespace } from '../store/namespace-replica-store';
+import { recordProjectDeleted } from './project-events';
+
+const SERVICE = systemActor('projects');
 
 /** NamespaceChanged → the local namespace read model (older versions are ignored). */
 export async function onNamespaceChanged(client: PoolClient, event: identityEventsV1.NamespaceChanged): Promise<void> {
@@ -9,7 +14,12 @@ export async function onNamespaceChanged(client: PoolClient, event: identityEven
   await upsertNamespace(client, namespaceReplica(ns));
 }
 
-/** NamespaceDeleted (a group and its subgroups are gone) → its projects are scheduled for deletion, the replica row goes. */
-export async function onNamespaceDeleted(client: PoolClient, event: identityEventsV1.NamespaceDeleted): Promise<void> {
+/**
+ * NamespaceDeleted (a group, or a deleted user's personal namespace) → its projects go for good, as GitLab deletes a
+ * group's projects with it: each with ProjectDeleted in this same transaction, so every service cleans up; then the
+ * replica row.
+ */
+export async function onNamespaceDeleted(client: PoolClient, event: identityEventsV1.NamespaceDeleted, topic: string): Promise<void> {
+  for (const gone of await deleteNamespaceProjects(client, event.id)) await recordProjectDeleted(client, topic, gone, SERVICE);
   await removeNamespace(client, event.id);
 }

@@ -40,3 +40,52 @@ export async function recordProjectMembershipChanged(
     actor,
   });
 }
+
+/** Outboxes ProjectDeleted (key project:<id>): the project is gone for good; owners of attached data clean up. */
+export async function recordProjectDeleted(client: PoolClient, topic: string, p: { id: number; path_with_namespace: string; namespace_id: number }, actor: Actor): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'project',
+    aggregateKey: `project:${p.id}`,
+    payloadType: EventTypes.ProjectDeleted,
+    payload: projectEventsV1.ProjectDeleted.fromPartial({ projectId: p.id, pathWithNamespace: p.path_with_namespace, namespaceId: p.namespace_id }),
+    actor,
+  });
+}
+
+/** Outboxes ProjectUpdated (key project:<id>): `changed` names the API attributes that changed. */
+export async function recordProjectUpdated(
+  client: PoolClient,
+  topic: string,
+  p: { id: number; pathWithNamespace: string; visibility: string; archived: boolean; changed: string[]; markedForDeletionOn?: string | null },
+  actor: Actor,
+): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'project',
+    aggregateKey: `project:${p.id}`,
+    payloadType: EventTypes.ProjectUpdated,
+    payload: projectEventsV1.ProjectUpdated.fromPartial({
+      projectId: p.id, pathWithNamespace: p.pathWithNamespace, visibility: p.visibility, archived: p.archived, changed: p.changed,
+      markedForDeletionOn: p.markedForDeletionOn ?? '',
+    }),
+    actor,
+  });
+}
+
+/** Outboxes ProjectStarred (key project:<id>): the user starred (or unstarred) the project; `starCount` after it. */
+export async function recordProjectStarred(
+  client: PoolClient,
+  topic: string,
+  s: { projectId: number; userId: number; starred: boolean; starCount: number },
+  actor: Actor,
+): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'project',
+    aggregateKey: `project:${s.projectId}`,
+    payloadType: EventTypes.ProjectStarred,
+    payload: projectEventsV1.ProjectStarred.fromPartial({ projectId: s.projectId, userId: s.userId, starred: s.starred, starCount: s.starCount }),
+    actor,
+  });
+}

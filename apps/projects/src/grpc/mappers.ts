@@ -52,6 +52,7 @@ export function toProtoProject(r: ProjectRow, actor: Actor, groupAccess = 0): pr
     openIssuesCount: 0,
     callerAccessLevel: effectiveAccess(actor, accessFacts(r, groupAccess)),
     projectAccessLevel: actor.kind === 'user' ? r.member_access : 0,
+    markedForDeletionOn: r.marked_for_deletion_on ?? '',
     groupAccessLevel: actor.kind === 'user' ? groupAccess : 0,
   });
 }

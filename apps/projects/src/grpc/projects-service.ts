@@ -5,7 +5,10 @@ import { listProjects } from '../app/list-projects';
 import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
 import { readableProject } from '../app/read-project';
 import { createProject } from '../app/create-project';
+import { deletionService } from './deletion-service';
+import { lifecycleService } from './lifecycle-service';
 import { toProtoProject } from './mappers';
+import { updateService } from './update-service';
 
 function toProtoMember(m: MemberView): projectsV1.ProjectMember {
   return projectsV1.ProjectMember.fromPartial({
@@ -28,6 +31,10 @@ const page = (p: number, perPage: number) => ({ page: Math.max(1, p || 1), perPa
 export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.ProjectsServiceServer> {
   const { pool, identity, topic } = deps;
   return {
+    ...deletionService(deps),
+    ...lifecycleService(deps),
+    ...updateService(deps),
+
     async createProject(req, ctx) {
       const row = await createProject(pool, identity, topic, ctx.actor, req);
       return { project: toProtoProject(row, ctx.actor) };

@@ -61,11 +61,7 @@ export async function findPersonalNamespace(db: Queryable, ownerId: number): Pro
   return rows[0];
 }
 
-/**
- * The namespace is gone in identity (a deleted group): its projects are scheduled for deletion (hidden at once, as
- * GitLab's pending_delete), and the replica row goes when no project refers to it any more.
- */
+/** The namespace is gone in identity: its replica row goes (its projects were deleted first). */
 export async function removeNamespace(db: Queryable, id: number): Promise<void> {
-  await db.query('UPDATE projects SET pending_delete = true, updated_at = now() WHERE namespace_id = $1 AND NOT pending_delete', [id]);
   await db.query('DELETE FROM namespaces n WHERE n.id = $1 AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.namespace_id = n.id)', [id]);
 }

@@ -19,6 +19,8 @@ export interface ProjectRow {
   import_status: string;
   repository_storage: string;
   pending_delete: boolean;
+  /** YYYY-MM-DD when marked for deletion. */
+  marked_for_deletion_on: string | null;
   created_at: Date;
   updated_at: Date;
   last_activity_at: Date;
@@ -43,6 +45,7 @@ export const PROJECT_FROM = `
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,
          p.star_count, p.forks_count, p.topics, p.settings, p.import_status, p.repository_storage, p.pending_delete,
+         to_char(p.marked_for_deletion_on, 'YYYY-MM-DD') AS marked_for_deletion_on,
          p.created_at, p.updated_at, p.last_activity_at,
          n.name AS ns_name, n.path AS ns_path, n.kind AS ns_kind, n.full_path AS ns_full_path, n.parent_id AS ns_parent_id,
          n.owner_id AS ns_owner_id, n.owner_username, n.owner_name, n.owner_state,

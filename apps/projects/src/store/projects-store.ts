@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
+import type { ProjectPatch } from '../domain/project-edit';
 import type { ListFilter } from '../domain/list-filter';
 import { PROJECT_FROM, PROJECT_SELECT, type ProjectRow } from './project-rows';
 
@@ -127,4 +128,36 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   const [pageRes, countRes] = await Promise.all([page, count]);
   const n = countRes?.rows[0]?.n;
   return { rows: pageRes.rows, total: n === undefined || n > f.countLimit ? -1 : n };
+}
+
+/** The project row locked for an edit (`FOR UPDATE` of the project only), with the caller's membership; `$1` caller id. */
+export async function lockProjectForEdit(db: PoolClient, id: number, callerId: number): Promise<ProjectRow | undefined> {
+  const { rows } = await db.query<ProjectRow>(`${PROJECT_SELECT} WHERE p.id = $2 FOR UPDATE OF p`, [callerId, id]);
+  return rows[0];
+}
+
+/** Whether another project of the namespace has this name / path (case-insensitive); `null` is not checked. */
+export async function takenByOtherProject(
+  db: Queryable, namespaceId: number, projectId: number, name: string | null, path: string | null,
+): Promise<{ name: boolean; path: boolean }> {
+  const { rows } = await db.query<{ name_taken: boolean; path_taken: boolean }>(
+    `SELECT $3::text IS NOT NULL AND EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND id <> $2 AND lower(name) = lower($3)) AS name_taken,
+            $4::text IS NOT NULL AND EXISTS (SELECT 1 FROM projects WHERE namespace_id = $1 AND id <> $2 AND lower(path) = lower($4)) AS path_taken`,
+    [namespaceId, projectId, name, path],
+  );
+  return { name: rows[0]!.name_taken, path: rows[0]!.path_taken };
+}
+
+/** Writes an edit: only the patched columns (fixed names, bound values), settings merged into the stored ones, updated_at. */
+export async function updateProjectAttributes(db: PoolClient, id: number, patch: ProjectPatch): Promise<void> {
+  const values: unknown[] = [id];
+  const sets = ['updated_at = now()'];
+  const set = (column: string, value: unknown, cast = '') => sets.push(`${column} = $${values.push(value)}${cast}`);
+  if (patch.name !== undefined) set('name', patch.name);
+  if (patch.path !== undefined) set('path', patch.path);
+  if (patch.description !== undefined) set('description', patch.description);
+  if (patch.visibility !== undefined) set('visibility', patch.visibility);
+  if (patch.topics !== undefined) set('topics', patch.topics, '::text[]');
+  if (patch.settings !== undefined) sets.push(`settings = settings || $${values.push(JSON.stringify(patch.settings))}::jsonb`);
+  await db.query(`UPDATE projects SET ${sets.join(', ')} WHERE id = $1`, values);
 }

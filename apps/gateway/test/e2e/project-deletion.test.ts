@@ -1,0 +1,107 @@
+import { Pool } from 'pg';
+import { startStack, type RunningStack } from '@glp/testing';
+
+/**
+ * Deleting and restoring projects over HTTP, on a stack with delayed deletion (DELETION_DELAY_DAYS=7, purge every
+ * 200 ms): DELETE marks (202), restore unmarks, permanently_remove deletes at once, the purge loop deletes when due,
+ * and a deleted project takes its access requests (another service) with it through ProjectDeleted. Deleting a group
+ * deletes its projects the same way.
+ */
+describe('project deletion, delayed deletion and restore through the gateway', () => {
+  let stack: RunningStack;
+  let pool: Pool;
+  const tokens: Record<string, string> = {};
+  const ids: Record<string, number> = {};
+
+  const api = (path: string, init: RequestInit & { as?: string | null } = {}) => {
+    const headers = new Headers(init.headers);
+    const token = init.as === undefined ? stack.rootToken : init.as === null ? undefined : tokens[init.as];
+    if (token) headers.set('PRIVATE-TOKEN', token);
+    return fetch(`${stack.apiUrl}${path}`, { ...init, headers });
+  };
+  const json = (method: string, body: unknown) => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const expectJson = async (res: Response, status: number) => {
+    const text = await res.text();
+    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  const eventually = async (what: string, check: () => Promise<boolean>, ms = 15_000) => {
+    const until = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const requestsOf = async (kind: string, id: number) =>
+    (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.accessRequests}.access_requests WHERE source_kind = $1 AND source_id = $2`, [kind, id])).rows[0].n as number;
+  const inDays = (n: number) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    stack = await startStack({ name: 'e2e_deletion', env: { DELETION_DELAY_DAYS: '7', PURGE_INTERVAL_MS: '200' } });
+    pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+    for (const name of ['alice', 'bob', 'carol']) {
+      const user = await expectJson(await api('/users', json('POST', { username: name, name, email: `${name}@example.com`, password: `${name}-password-1` })), 201);
+      ids[name] = user.id;
+      tokens[name] = (await expectJson(await api(`/users/${user.id}/personal_access_tokens`, json('POST', { name: 'e2e', scopes: ['api'] })), 201)).token;
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await pool?.end();
+    await stack?.stop();
+  });
+
+  it('refuses anonymous (401), non-owners (403) and callers who cannot see the project (404)', async () => {
+    const project = await expectJson(await api('/projects', { ...json('POST', { name: 'guarded', visibility: 'private' }), as: 'alice' }), 201);
+    await expectJson(await api(`/projects/${project.id}/members`, { ...json('POST', { user_id: ids.bob, access_level: 40 }), as: 'alice' }), 201);
+    expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: null }), 401)).toEqual({ message: '401 Unauthorized' });
+    expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'bob' }), 403)).toEqual({ message: '403 Forbidden' });
+    expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'carol' }), 404)).toEqual({ message: '404 Project Not Found' });
+    expect(await expectJson(await api(`/projects/${project.id}/restore`, { method: 'POST', as: 'bob' }), 403)).toEqual({ message: '403 Forbidden' });
+  });
+
+  it('marks for deletion (202, archived, marked_for_deletion_on), refuses twice, restores (201), refuses a restore of an unmarked project', async () => {
+    const project = await expectJson(await api('/projects', { ...json('POST', { name: 'delayed' }), as: 'alice' }), 201);
+    expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202)).toEqual({ message: '202 Accepted' });
+    const marked = await expectJson(await api(`/projects/${project.id}`, { as: 'alice' }), 200);
+    expect(marked).toMatchObject({ archived: true, marked_for_deletion_on: inDays(7), marked_for_deletion_at: inDays(7) });
+    expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 400)).toEqual({ message: 'Project has been already marked for deletion' });
+    const restored = await expectJson(await api(`/projects/${project.id}/restore`, { method: 'POST', as: 'alice' }), 201);
+    expect(restored).toMatchObject({ id: project.id, archived: false, marked_for_deletion_on: null });
+    expect(await expectJson(await api(`/projects/${project.id}/restore`, { method: 'POST', as: 'alice' }), 400)).toEqual({ message: 'Project has not been marked for deletion' });
+  });
+
+  it('removes a marked project at once with permanently_remove and its full path; its access requests go through ProjectDeleted', async () => {
+    const project = await expectJson(await api('/projects', { ...json('POST', { name: 'doomed', visibility: 'public' }), as: 'alice' }), 201);
+    await expectJson(await api(`/projects/${project.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
+    expect(await requestsOf('project', project.id)).toBe(1);
+    const early = await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=alice/doomed`, { method: 'DELETE', as: 'alice' }), 400);
+    expect(early.message).toContain('only available for a project marked for deletion');
+    await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);
+    const wrong = await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=alice/other`, { method: 'DELETE', as: 'alice' }), 400);
+    expect(wrong.message).toContain('`full_path` is incorrect');
+    await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=${encodeURIComponent(project.path_with_namespace)}`, { method: 'DELETE', as: 'alice' }), 202);
+    expect(await expectJson(await api(`/projects/${project.id}`), 404)).toEqual({ message: '404 Project Not Found' });
+    await eventually('access requests of the deleted project removed', async () => (await requestsOf('project', project.id)) === 0);
+  });
+
+  it('purges a marked project when its day comes', async () => {
+    const project = await expectJson(await api('/projects', { ...json('POST', { name: 'due' }), as: 'alice' }), 201);
+    await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);
+    await pool.query(`UPDATE ${stack.schemas.projects}.projects SET marked_for_deletion_on = current_date - 1 WHERE id = $1`, [project.id]);
+    await eventually('purged', async () => (await api(`/projects/${project.id}`)).status === 404);
+    const left = await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.project_members WHERE project_id = $1`, [project.id]);
+    expect(left.rows[0].n).toBe(0);
+  });
+
+  it('deletes the projects of a deleted group, and the group\u2019s and projects\u2019 access requests', async () => {
+    const group = await expectJson(await api('/groups', { ...json('POST', { name: 'Gone', path: 'gone', visibility: 'public' }), as: 'alice' }), 201);
+    const project = await expectJson(await api('/projects', { ...json('POST', { name: 'inside', namespace_id: group.id, visibility: 'public' }), as: 'alice' }), 201);
+    await expectJson(await api(`/groups/${group.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
+    await expectJson(await api(`/projects/${project.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
+    await expectJson(await api(`/groups/${group.id}`, { method: 'DELETE', as: 'alice' }), 202);
+    await eventually('the group project deleted', async () => (await api(`/projects/${project.id}`)).status === 404);
+    await eventually('access requests cleaned', async () => (await requestsOf('group', group.id)) + (await requestsOf('project', project.id)) === 0);
+    const rows = await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.projects WHERE id = $1`, [project.id]);
+    expect(rows.rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,30 @@
+import type { projectsV1 } from '@glp/proto';
+import type { AsyncService } from '@glp/service-kit';
+import type { ProjectsDeps } from '../app/deps';
+import { updateProject } from '../app/update-project';
+import type { ProjectEdit } from '../domain/project-edit';
+import { explicitSettings } from '../domain/project-settings';
+import { toProtoProject, visibilityFromProto } from './mappers';
+
+/** The request as an edit: unset optionals and VISIBILITY_UNSPECIFIED leave an attribute as it is; topics only with set_topics. */
+function editOf(req: projectsV1.UpdateProjectRequest): ProjectEdit {
+  return {
+    name: req.name,
+    path: req.path,
+    description: req.description,
+    visibility: visibilityFromProto(req.visibility),
+    defaultBranch: req.defaultBranch,
+    topics: req.setTopics ? req.topics : undefined,
+    settings: explicitSettings(req.settings),
+  };
+}
+
+/** gRPC adapter of project edits (PUT /projects/:id). */
+export function updateService(deps: ProjectsDeps): Pick<AsyncService<projectsV1.ProjectsServiceServer>, 'updateProject'> {
+  return {
+    async updateProject(req, ctx) {
+      const { row, facts } = await updateProject(deps, ctx.actor, req.project?.selector, editOf(req));
+      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+    },
+  };
+}

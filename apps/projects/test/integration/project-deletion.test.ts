@@ -1,0 +1,88 @@
+import { Metadata } from '@grpc/grpc-js';
+import { createPool, type Pool } from '@glp/db';
+import { identityV1, projectsV1 } from '@glp/proto';
+import { DomainError, type Actor, type CallContext } from '@glp/service-kit';
+import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
+import { purgeDueProjects } from '../../src/app/delete-project';
+import { onNamespaceDeleted } from '../../src/events/namespace-consumer';
+import { projectsService } from '../../src/grpc/projects-service';
+import { migrateProjects } from '../../src/migrations';
+import { upsertNamespace } from '../../src/store/namespace-replica-store';
+
+const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
+const alice: Actor = { kind: 'user', id: 1, username: 'alice', admin: false, scopes: ['api'] };
+const bob: Actor = { kind: 'user', id: 2, username: 'bob', admin: false, scopes: ['api'] };
+
+describe('project deletion against PostgreSQL', () => {
+  const schema = uniqueName('it_deletion');
+  let pool: Pool;
+  const identity = {
+    getNamespace: jest.fn(),
+    getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
+    getUser: jest.fn(async () => {
+      throw new DomainError('not_found', 'User');
+    }),
+    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
+  };
+  const service = (deletionDelayDays: number) => projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000, deletionDelayDays });
+  const create = async (name: string) =>
+    (await service(0).createProject(projectsV1.CreateProjectRequest.fromPartial({ name, namespaceId: 10 }), ctx(alice))).project!;
+  const byId = (id: number) => ({ project: { selector: { $case: 'id' as const, value: id } } });
+  const events = async (type: string) => (await pool.query(`SELECT count(*)::int AS n FROM outbox WHERE event_type = 'gitlab.events.v1.${type}'`)).rows[0].n as number;
+  const exists = async (id: number) => (await pool.query('SELECT 1 FROM projects WHERE id = $1', [id])).rows.length === 1;
+
+  beforeAll(async () => {
+    const { databaseUrl } = infraFromEnv();
+    await migrateProjects(databaseUrl, schema);
+    pool = createPool({ url: databaseUrl, schema, max: 4 });
+    await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: 1, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
+    identity.getNamespace.mockImplementation(async () => ({ namespace: identityV1.Namespace.fromPartial({ id: 10, kind: 'user', fullPath: 'alice', owner: { id: 1 } }), callerAccessLevel: 50 }));
+  });
+  afterAll(async () => {
+    await pool.end();
+    await dropSchemas(schema);
+  });
+
+  it('deletes at once without a delay: the row, its members, and ProjectDeleted in one transaction', async () => {
+    const p = await create('now');
+    expect((await rejection(service(0).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(bob)))).kind).toBe('not_found'); // private: hidden
+    expect(await service(0).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: false });
+    expect(await exists(p.id)).toBe(false);
+    expect((await pool.query('SELECT count(*)::int AS n FROM project_members WHERE project_id = $1', [p.id])).rows[0].n).toBe(0);
+    expect(await events('ProjectDeleted')).toBe(1);
+  });
+
+  it('marks with a delay, restores, and purges when due', async () => {
+    const p = await create('later');
+    expect(await service(7).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: true });
+    const marked = (await service(7).getProject({ selector: { $case: 'id', value: p.id } }, ctx(alice))).project!;
+    expect(marked).toMatchObject({ archived: true, markedForDeletionOn: new Date(Date.now() + 7 * 86400000).toISOString().slice(0, 10) });
+    const twice = await rejection(service(7).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice)));
+    expect([twice.kind, twice.message]).toEqual(['rejected', 'Project has been already marked for deletion']);
+    const restored = (await service(7).restoreProject(byId(p.id), ctx(alice))).project!;
+    expect(restored).toMatchObject({ archived: false, markedForDeletionOn: '' });
+    await service(7).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice));
+    expect(await purgeDueProjects({ pool, identity, topic: 'test.projects', countLimit: 10000 })).toBe(0); // not due yet
+    await pool.query('UPDATE projects SET marked_for_deletion_on = current_date WHERE id = $1', [p.id]);
+    expect(await purgeDueProjects({ pool, identity, topic: 'test.projects', countLimit: 10000 })).toBe(1);
+    expect(await exists(p.id)).toBe(false);
+    expect(await events('ProjectUpdated')).toBe(3); // marked, restored, marked
+  });
+
+  it('deletes the projects of a namespace identity deleted, each with ProjectDeleted, then the replica row', async () => {
+    const before = await events('ProjectDeleted');
+    const a = await create('ns-a');
+    const b = await create('ns-b');
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await onNamespaceDeleted(client, { id: 10, kind: 'user', fullPath: 'alice' }, 'test.projects');
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    expect([await exists(a.id), await exists(b.id)]).toEqual([false, false]);
+    expect(await events('ProjectDeleted')).toBe(before + 2);
+    expect((await pool.query('SELECT count(*)::int AS n FROM namespaces WHERE id = 10')).rows[0].n).toBe(0);
+  });
+});
