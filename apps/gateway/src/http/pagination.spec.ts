@@ -1,5 +1,5 @@
 import { HttpError } from './errors';
-import { cgiEscape, paginationHeaders, paginationParams, parsePagination, toQuery } from './pagination';
+import { cgiEscape, keysetNextLink, keysetResult, paginationHeaders, paginationParams, parsePagination, toQuery } from './pagination';
 import { defineParams, parseParams } from './params';
 
 const paramError = (fn: () => unknown) => {
@@ -157,5 +157,32 @@ describe('toQuery / cgiEscape', () => {
   it('serializes dates as ISO strings', () => expect(toQuery({ d: new Date('2020-01-01T00:00:00Z') })).toBe('d=2020-01-01T00%3A00%3A00.000Z'));
   it('escapes like Ruby CGI.escape', () => {
     expect(cgiEscape("a b!*'()~._-/é")).toBe('a+b%21%2A%27%28%29~._-%2F%C3%A9');
+  });
+});
+
+describe('keyset pagination links', () => {
+  const url = new URL('http://gl.test/api/v4/projects?pagination=keyset&order_by=id&per_page=2&topic[]=a');
+
+  it('adds id_before (desc) or id_after (asc) of the last item to the original query, as rel="next" only', () => {
+    expect(keysetNextLink(url, 'desc', 41)).toBe(
+      '<http://gl.test/api/v4/projects?id_before=41&order_by=id&pagination=keyset&per_page=2&topic%5B%5D=a>; rel="next"',
+    );
+    expect(keysetNextLink(url, 'asc', 7)).toBe(
+      '<http://gl.test/api/v4/projects?id_after=7&order_by=id&pagination=keyset&per_page=2&topic%5B%5D=a>; rel="next"',
+    );
+  });
+
+  it('replaces a previous bound and has no link for an empty page', () => {
+    const next = new URL('http://gl.test/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=7');
+    expect(keysetNextLink(next, 'asc', 9)).toBe('<http://gl.test/api/v4/projects?id_after=9&order_by=id&pagination=keyset&sort=asc>; rel="next"');
+    expect(keysetNextLink(next, 'asc', undefined)).toBeUndefined();
+  });
+
+  it('answers only a Link header (no X-Total, X-Page …), none on an empty page', () => {
+    const req = { originalUrl: '/api/v4/projects?pagination=keyset&order_by=id' };
+    expect(keysetResult(req, 'http://gl.test', 'desc', [{ id: 5 }], 5).headers).toEqual({
+      Link: '<http://gl.test/api/v4/projects?id_before=5&order_by=id&pagination=keyset>; rel="next"',
+    });
+    expect(keysetResult(req, 'http://gl.test', 'desc', [], undefined)).toEqual({ body: [], headers: {} });
   });
 });

@@ -5,12 +5,14 @@ import { groupRoutes } from './group-routes';
 import { metaRoutes } from './meta-routes';
 import { namespaceRoutes } from './namespace-routes';
 import { projectDeletionRoutes } from './project-deletion-routes';
+import { projectTransferRoutes } from './project-transfer-routes';
 import { projectEditRoutes } from './project-edit-routes';
 import { projectLifecycleRoutes } from './project-lifecycle-routes';
 import { projectMemberRoutes } from './project-member-routes';
 import { projectRoutes } from './project-routes';
 import { tokenRoutes } from './token-routes';
 import { userRoutes } from './user-routes';
+import { userProjectRoutes } from './user-project-routes';
 
 /**
  * Every /api/v4 route, in registration order. The one list app.ts mounts and the route fuzzer
@@ -18,7 +20,8 @@ import { userRoutes } from './user-routes';
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
-    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...groupMemberRoutes,
     ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
+    ...userProjectRoutes,
   ];
 }

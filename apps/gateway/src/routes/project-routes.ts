@@ -1,8 +1,9 @@
 import { projectsV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { pageResult, paginationParams, parsePagination } from '../http/pagination';
-import { route, type RouteDef } from '../http/route';
+import { KEYSET_UNAVAILABLE, keysetResult, pageResult, paginationParams, parsePagination } from '../http/pagination';
+import { route, type RouteContext, type RouteDef } from '../http/route';
+import type { InferParams } from '../http/params';
 import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
 import { createSettingsParamFields, settingsFromParams, settingsParamFields } from './project-settings-params';
 
@@ -53,22 +54,95 @@ const createProjectParams = defineParams({
   ...createSettingsParamFields,
 }).atLeastOneOf('name', 'path');
 
-const listProjectsParams = defineParams({
+/**
+ * The filters every project listing shares (GitLab's `collection_params` + `statistics_params`). `statistics` is
+ * accepted; no statistics data exists, so the field stays absent, as GitLab leaves it out for callers below Reporter.
+ */
+export const projectListingParamFields = {
   ...paginationParams,
   order_by: p.enumOf(ORDER_BY).default('created_at'),
   sort: p.enumOf(['asc', 'desc']).default('desc'),
   archived: p.boolean(),
   visibility: p.enumOf(VISIBILITY),
   search: p.string(),
+  search_namespaces: p.boolean(),
   simple: p.boolean().default(false),
   owned: p.boolean().default(false),
+  starred: p.boolean().default(false),
   membership: p.boolean().default(false),
+  with_issues_enabled: p.boolean().default(false),
+  with_merge_requests_enabled: p.boolean().default(false),
+  with_programming_language: p.string(),
   statistics: p.boolean().default(false),
+  with_custom_attributes: p.boolean(),
   min_access_level: p.int32().values(ACCESS_LEVELS),
   id_after: p.integer(),
   id_before: p.integer(),
+  last_activity_after: p.datetime(),
+  last_activity_before: p.datetime(),
+  repository_storage: p.string(),
   topic: p.arrayOf(p.string()).commaSeparated(),
-});
+  /** `keyset` opts in to keyset pagination (GitLab's `params[:pagination]`); anything else is offset pagination. */
+  pagination: p.string(),
+};
+
+const listProjectsParams = defineParams(projectListingParamFields);
+
+/** What a listing adds to the caller's filters: the user listings' namespace or starrer. */
+export interface ListingScope {
+  namespaceId?: number;
+  starredByUserId?: number;
+}
+
+/**
+ * One page of a project listing (GET /projects, /users/:user_id/projects, /users/:user_id/starred_projects):
+ * offset pagination with GitLab's 50,000 offset limit, or `pagination=keyset` (order_by=id only; else 405).
+ */
+export async function listProjectsPage(
+  { req, params, actor, services, urls }: Pick<RouteContext<InferParams<typeof projectListingParamFields>>, 'req' | 'params' | 'actor' | 'services' | 'urls'>,
+  scope: ListingScope = {},
+) {
+  const { page, perPage } = parsePagination(params);
+  const keyset = params.pagination === 'keyset';
+  if (keyset && params.order_by !== 'id') throw new HttpError(405, { error: KEYSET_UNAVAILABLE });
+  if (!keyset && page * perPage > OFFSET_PAGINATION_LIMIT) {
+    throw new HttpError(405, {
+      error: `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
+    });
+  }
+  const sort = params.sort === 'asc' ? 'asc' : 'desc';
+  const res = await services.projects.listProjects({
+    page: keyset ? 1 : page,
+    perPage,
+    orderBy: params.order_by ?? 'created_at',
+    sort,
+    visibility: visibilityToProto(params.visibility),
+    archived: params.archived ?? undefined,
+    search: params.search ?? '',
+    searchNamespaces: params.search_namespaces ?? false,
+    owned: params.owned,
+    starred: params.starred,
+    membership: params.membership || params.min_access_level != null,
+    idAfter: params.id_after ?? 0,
+    idBefore: params.id_before ?? 0,
+    topics: params.topic ?? [],
+    skipCount: keyset,
+    minAccessLevel: params.min_access_level ?? undefined,
+    namespaceId: scope.namespaceId ?? 0,
+    starredByUserId: scope.starredByUserId ?? 0,
+    lastActivityAfter: params.last_activity_after ?? undefined,
+    lastActivityBefore: params.last_activity_before ?? undefined,
+    withIssuesEnabled: params.with_issues_enabled,
+    withMergeRequestsEnabled: params.with_merge_requests_enabled,
+    withProgrammingLanguage: params.with_programming_language ?? undefined,
+    repositoryStorage: params.repository_storage ?? '',
+  });
+  const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
+  const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;
+  const items = res.projects.map((proj) => present(proj, urls, viewer));
+  if (keyset) return keysetResult(req, urls.base, sort, items, res.projects.length ? Number(res.projects[res.projects.length - 1]!.id) : undefined);
+  return pageResult(req, urls.base, { page, perPage }, items, Number(res.total));
+}
 
 export const projectRoutes: RouteDef[] = [
   route({
@@ -102,33 +176,6 @@ export const projectRoutes: RouteDef[] = [
 
   route({
     method: 'GET', path: '/projects', access: 'public', params: listProjectsParams,
-    handler: async ({ req, params, actor, services, urls }) => {
-      const { page, perPage } = parsePagination(params);
-      if (page * perPage > OFFSET_PAGINATION_LIMIT) {
-        throw new HttpError(405, {
-          error: `Offset pagination has a maximum allowed offset of ${OFFSET_PAGINATION_LIMIT} for requests that return objects of type Project. Remaining records can be retrieved using keyset pagination.`,
-        });
-      }
-      const res = await services.projects.listProjects({
-        page,
-        perPage,
-        orderBy: params.order_by === 'similarity' ? 'created_at' : params.order_by,
-        sort: params.sort,
-        visibility: params.visibility ? VISIBILITY_TO_PROTO[params.visibility as keyof typeof VISIBILITY_TO_PROTO] : projectsV1.Visibility.VISIBILITY_UNSPECIFIED,
-        archived: params.archived ?? undefined,
-        search: params.search ?? '',
-        owned: params.owned,
-        membership: params.membership || params.min_access_level != null,
-        idAfter: params.id_after ?? 0,
-        idBefore: params.id_before ?? 0,
-        topics: params.topic ?? [],
-        skipCount: false,
-        minAccessLevel: params.min_access_level ?? undefined,
-        namespaceId: 0,
-      });
-      const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
-      const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;
-      return pageResult(req, urls.base, { page, perPage }, res.projects.map((proj) => present(proj, urls, viewer)), Number(res.total));
-    },
+    handler: (ctx) => listProjectsPage(ctx),
   }),
 ];

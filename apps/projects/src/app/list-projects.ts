@@ -1,6 +1,6 @@
 import type { projectsV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
-import { parseSearch, readScopeOf, resolveOrderBy } from '../domain/list-filter';
+import { parseSearch, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering } from '../domain/list-filter';
 import { normalizeTopics } from '../domain/new-project';
 import { listProjects as listProjectRows } from '../store/projects-store';
 import type { ProjectRow } from '../store/project-rows';
@@ -10,8 +10,9 @@ import { groupAccessOf } from './group-access';
 import { callerId } from './read-project';
 
 /**
- * GET /projects for the caller: what they may read, with their access through project membership, personal namespace
- * and group namespaces (one identity call for signed-in non-administrators, one SQL page + one count).
+ * GET /projects (and the user listings: `namespace_id` = the user's namespace, `starred_by_user_id`) for the caller:
+ * what they may read, with their access through project membership, personal namespace and group namespaces (one
+ * identity call for signed-in non-administrators, one SQL page + one count; no count when `skip_count`, keyset).
  */
 export async function listProjects(
   deps: ProjectsDeps,
@@ -20,12 +21,14 @@ export async function listProjects(
 ): Promise<{ rows: ProjectRow[]; groupAccess: Map<number, number>; total: number }> {
   const signedIn = actor.kind === 'user';
   const groupAccess = await groupAccessOf(deps.identity, actor, []);
+  const ordering = resolveOrdering(req.orderBy, req.search, signedIn);
+  const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
   const { rows, total } = await listProjectRows(deps.pool, {
     callerId: callerId(actor),
     readScope: readScopeOf(actor),
     groupAccess: [...groupAccess].map(([namespaceId, level]) => ({ namespaceId, level })),
     owned: req.owned && signedIn,
-    membership: req.membership && signedIn,
+    membership: (req.membership || ordering.membership) && signedIn,
     namespaceId: req.namespaceId || undefined,
     minAccessLevel: signedIn ? req.minAccessLevel : undefined,
     visibility: visibilityFromProto(req.visibility),
@@ -34,7 +37,16 @@ export async function listProjects(
     idBefore: req.idBefore || undefined,
     topics: normalizeTopics(req.topics),
     search: parseSearch(req.search),
-    orderBy: resolveOrderBy(req.orderBy),
+    searchNamespaces: req.searchNamespaces,
+    starredBy,
+    lastActivityAfter: req.lastActivityAfter,
+    lastActivityBefore: req.lastActivityBefore,
+    issuesAvailable: req.withIssuesEnabled,
+    mergeRequestsAvailable: req.withMergeRequestsEnabled,
+    none: programmingLanguageMatchesNothing(req.withProgrammingLanguage),
+    repositoryStorage: repositoryStorageFilter(req.repositoryStorage, actor.admin),
+    similarityTo: req.search,
+    orderBy: ordering.orderBy,
     sort: req.sort === 'asc' ? 'asc' : 'desc',
     page: Math.max(1, req.page || 1),
     perPage: Math.min(100, Math.max(1, req.perPage || 20)),

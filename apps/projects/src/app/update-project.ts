@@ -18,7 +18,7 @@ const editable = (r: ProjectRow): EditableProject => ({
  * The visibility of a group, asked of identity as the caller. A group the caller cannot read is private to them
  * (GitLab hides only private groups, and internal ones from external users), which is the strictest bound.
  */
-async function groupVisibility(identity: IdentityClient, groupId: number): Promise<VisibilityLevel> {
+export async function groupVisibility(identity: IdentityClient, groupId: number): Promise<VisibilityLevel> {
   try {
     const { group } = await identity.getGroup({ group: { selector: { $case: 'id', value: groupId } } });
     return VISIBILITY_LEVELS.find((v) => v === group?.visibility) ?? 'private';

@@ -1,7 +1,7 @@
 import type { Actor } from '@glp/service-kit';
 import type { VisibilityLevel } from './visibility';
 
-export type OrderBy = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'star_count';
+export type OrderBy = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'star_count' | 'similarity';
 export const ORDER_BY: readonly OrderBy[] = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'];
 
 export type SearchFilter = { kind: 'exact'; value: string } | { kind: 'terms'; patterns: string[] };
@@ -23,6 +23,22 @@ export interface ListFilter {
   idBefore?: number;
   topics: string[];
   search?: SearchFilter;
+  /** Match the search against the namespace's full path and name too (GitLab's route path and name). */
+  searchNamespaces: boolean;
+  /** Only projects starred by each of these users (the caller for `starred`, the listed user for starred_projects). */
+  starredBy: number[];
+  /** Strict bounds on last_activity_at. */
+  lastActivityAfter?: Date;
+  lastActivityBefore?: Date;
+  /** Only projects whose feature is available to the caller (see `featureAvailability`). */
+  issuesAvailable: boolean;
+  mergeRequestsAvailable: boolean;
+  /** True: nothing can match (a programming-language filter without repository language data). */
+  none: boolean;
+  /** Only projects on this storage shard (already dropped for non-administrators). */
+  repositoryStorage?: string;
+  /** The raw search string, for the similarity ordering. */
+  similarityTo?: string;
   orderBy: OrderBy;
   sort: 'asc' | 'desc';
   page: number;
@@ -54,4 +70,47 @@ export function readScopeOf(actor: Actor): ListFilter['readScope'] {
 /** Non-admins asking for an admin-only ordering get the default, as in GitLab. */
 export function resolveOrderBy(orderBy: string): OrderBy {
   return (ORDER_BY as readonly string[]).includes(orderBy) ? (orderBy as OrderBy) : 'created_at';
+}
+
+/**
+ * The ordering actually applied (GitLab's `support_order_by_similarity!`): `similarity` needs a non-blank search and
+ * a signed-in caller, and then limits the listing to the caller's projects (`non_public`: membership); otherwise it is
+ * the default `created_at`. Other unknown or admin-only orderings also fall back to the default.
+ */
+export function resolveOrdering(orderBy: string, search: string, signedIn: boolean): { orderBy: OrderBy; membership: boolean } {
+  if (orderBy === 'similarity') {
+    return search.trim() !== '' && signedIn ? { orderBy: 'similarity', membership: true } : { orderBy: 'created_at', membership: false };
+  }
+  return { orderBy: resolveOrderBy(orderBy), membership: false };
+}
+
+/** GitLab's ProjectFeature levels stored in settings (`*AccessLevel`); an absent key is the default "enabled". */
+export type FeatureLevel = 'disabled' | 'private' | 'enabled' | 'public';
+
+/**
+ * Which feature levels count as available to the caller (`with_feature_available_for_user`): "enabled" (and "public")
+ * for anyone who can read the project; "private" for administrators and for members with at least `privateMinLevel`
+ * (Guest for issues, Reporter for merge requests: ProjectFeature::PRIVATE_FEATURES_MIN_ACCESS_LEVEL); "disabled" never.
+ */
+export function featureAvailability(caller: { admin: boolean; signedIn: boolean }, privateMinLevel: number):
+  { always: FeatureLevel[]; privateForLevel: number | null } {
+  if (caller.admin) return { always: ['enabled', 'public', 'private'], privateForLevel: null };
+  return { always: ['enabled', 'public'], privateForLevel: caller.signedIn ? privateMinLevel : null };
+}
+
+export const ISSUES_PRIVATE_MIN_LEVEL = 10;
+export const MERGE_REQUESTS_PRIVATE_MIN_LEVEL = 20;
+
+/**
+ * `with_programming_language`: GitLab applies `with_programming_language(lang)` whenever the param is sent (Ruby's
+ * `if lang`: an empty string too), joining the repository's detected languages. No repository (so no language) data
+ * exists here, so a sent value matches no project; not sent (undefined) filters nothing.
+ */
+export function programmingLanguageMatchesNothing(language: string | undefined): boolean {
+  return language !== undefined;
+}
+
+/** `repository_storage` is an administrator-only filter (`verify_project_filters!`): dropped for others, blank ignored. */
+export function repositoryStorageFilter(storage: string, admin: boolean): string | undefined {
+  return admin && storage !== '' ? storage : undefined;
 }

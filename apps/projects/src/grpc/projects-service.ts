@@ -6,6 +6,7 @@ import { addMember, getMember, listMembers, removeMember, updateMember, type Mem
 import { readableProject } from '../app/read-project';
 import { createProject } from '../app/create-project';
 import { deletionService } from './deletion-service';
+import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
 import { toProtoProject } from './mappers';
 import { updateService } from './update-service';
@@ -32,6 +33,7 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
   const { pool, identity, topic } = deps;
   return {
     ...deletionService(deps),
+    ...transferService(deps),
     ...lifecycleService(deps),
     ...updateService(deps),
 

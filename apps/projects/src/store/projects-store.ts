@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
 import type { ProjectPatch } from '../domain/project-edit';
-import type { ListFilter } from '../domain/list-filter';
+import { featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, type ListFilter, type SearchFilter } from '../domain/list-filter';
 import { PROJECT_FROM, PROJECT_SELECT, type ProjectRow } from './project-rows';
 
 type Queryable = Pool | PoolClient;
@@ -54,7 +54,7 @@ export async function findProjectByFullPath(db: Queryable, fullPath: string, cal
   return rows[0];
 }
 
-const ORDER_COLUMNS: Record<ListFilter['orderBy'], string> = {
+const ORDER_COLUMNS: Record<Exclude<ListFilter['orderBy'], 'similarity'>, string> = {
   id: 'p.id',
   created_at: 'p.id', // GitLab orders created_at by id
   name: 'lower(p.name)',
@@ -64,58 +64,112 @@ const ORDER_COLUMNS: Record<ListFilter['orderBy'], string> = {
   star_count: 'p.star_count',
 };
 
+/** A settings feature level as stored (absent key: the default "enabled"); the expression of its index (0005). */
+const featureLevel = (key: 'issuesAccessLevel' | 'mergeRequestsAccessLevel') => `COALESCE(p.settings ->> '${key}', 'enabled')`;
+
 /** WHERE clause for a listing (`$1` = caller id), built only from fixed SQL and bound values. */
 function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   const values: unknown[] = [f.callerId];
   const bind = (v: unknown) => `$${values.push(v)}`;
   const where = ['NOT p.pending_delete'];
+  if (f.none) where.push('false');
   // The caller's level in each project: owner of the personal namespace (50), direct membership, group access.
   let inGroup = 'false';
   let groupLevel = () => '0';
   if (f.groupAccess.length) {
     const ids = bind(f.groupAccess.map((g) => g.namespaceId));
     inGroup = `p.namespace_id = ANY(${ids}::bigint[])`;
+    let levels: string | undefined;
     groupLevel = () => {
-      const levels = bind(f.groupAccess.map((g) => g.level));
+      levels ??= bind(f.groupAccess.map((g) => g.level));
       return `COALESCE((SELECT ga.level FROM unnest(${ids}::bigint[], ${levels}::int[]) AS ga(ns, level) WHERE ga.ns = p.namespace_id), 0)`;
     };
   }
   const member = `(m.user_id IS NOT NULL OR n.owner_id = $1 OR ${inGroup})`;
+  const callerLevel = () => `GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()})`;
   if (f.readScope === 'public') where.push("p.visibility = 'public'");
   else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${member})`);
   else if (f.readScope === 'external') where.push(`(p.visibility = 'public' OR ${member})`);
   if (f.owned) where.push(`n.owner_id = $1`);
   if (f.membership) where.push(member);
-  if (f.minAccessLevel !== undefined) {
-    where.push(`GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}) >= ${bind(f.minAccessLevel)}`);
-  }
+  if (f.minAccessLevel !== undefined) where.push(`${callerLevel()} >= ${bind(f.minAccessLevel)}`);
   if (f.namespaceId) where.push(`p.namespace_id = ${bind(f.namespaceId)}`);
   if (f.visibility) where.push(`p.visibility = ${bind(f.visibility)}`);
   if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);
   if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
   if (f.idBefore) where.push(`p.id < ${bind(f.idBefore)}`);
   if (f.topics.length) where.push(`lower_text_array(p.topics) @> ${bind(f.topics.map((t) => t.toLowerCase()))}::text[]`);
-  if (f.search) {
-    if (f.search.kind === 'exact') {
-      const v = bind(f.search.value);
-      where.push(`(lower(p.name) = lower(${v}) OR lower(p.path) = lower(${v}) OR lower(p.description) = lower(${v}))`);
-    } else {
-      const patterns = f.search.patterns.map(bind);
-      const columnMatches = (c: string) => `(${patterns.map((pt) => `${c} ILIKE ${pt}`).join(' AND ')})`;
-      where.push(`(${['p.name', 'p.path', 'p.description'].map(columnMatches).join(' OR ')})`);
-    }
+  for (const userId of f.starredBy) where.push(`EXISTS (SELECT 1 FROM stars s WHERE s.project_id = p.id AND s.user_id = ${bind(userId)})`);
+  if (f.lastActivityAfter) where.push(`p.last_activity_at > ${bind(f.lastActivityAfter)}`);
+  if (f.lastActivityBefore) where.push(`p.last_activity_at < ${bind(f.lastActivityBefore)}`);
+  if (f.repositoryStorage !== undefined) where.push(`p.repository_storage = ${bind(f.repositoryStorage)}`);
+  const features = [
+    [f.issuesAvailable, 'issuesAccessLevel', ISSUES_PRIVATE_MIN_LEVEL],
+    [f.mergeRequestsAvailable, 'mergeRequestsAccessLevel', MERGE_REQUESTS_PRIVATE_MIN_LEVEL],
+  ] as const;
+  for (const [wanted, key, privateMin] of features) {
+    if (!wanted) continue;
+    const rule = featureAvailability({ admin: f.readScope === 'all', signedIn: f.callerId > 0 }, privateMin);
+    const always = `${featureLevel(key)} = ANY(${bind(rule.always)}::text[])`;
+    where.push(rule.privateForLevel === null ? always
+      : `(${always} OR (${featureLevel(key)} = 'private' AND ${callerLevel()} >= ${bind(rule.privateForLevel)}))`);
   }
+  if (f.search) where.push(searchWhere(f.search, f.searchNamespaces, bind));
   return { sql: where.join(' AND '), values };
+}
+
+/**
+ * GitLab's `fuzzy_search` over path, name and description; with search_namespaces over the project's route path
+ * (`namespace/full/path/project`) and route name instead of path and name. Every term must match within one column.
+ * A term without "/" lies within one segment of the route path, so it matches the namespace's full path or the
+ * project's path (each with a trigram index); only a term containing "/" is matched against the joined route.
+ * The route name is approximated by `<namespace name> / <project name>` (the read model has no ancestor names).
+ */
+function searchWhere(search: SearchFilter, namespaces: boolean, bind: (v: unknown) => string): string {
+  if (search.kind === 'exact') {
+    const v = bind(search.value);
+    const own = [`lower(p.name) = lower(${v})`, `lower(p.path) = lower(${v})`, `lower(p.description) = lower(${v})`];
+    if (namespaces) {
+      const slash = search.value.lastIndexOf('/');
+      if (slash > 0) own.push(`(lower(n.full_path) = lower(${bind(search.value.slice(0, slash))}) AND lower(p.path) = lower(${bind(search.value.slice(slash + 1))}))`);
+      const sep = search.value.lastIndexOf(' / ');
+      if (sep > 0) own.push(`(lower(n.name) = lower(${bind(search.value.slice(0, sep))}) AND lower(p.name) = lower(${bind(search.value.slice(sep + 3))}))`);
+    }
+    return `(${own.join(' OR ')})`;
+  }
+  const terms = search.patterns.map((pattern) => ({ pattern, bound: bind(pattern) }));
+  const all = (match: (t: { pattern: string; bound: string }) => string) => `(${terms.map(match).join(' AND ')})`;
+  const columns = namespaces
+    ? [
+        all((t) => (t.pattern.includes('/') ? `(n.full_path || '/' || p.path) ILIKE ${t.bound}` : `(n.full_path ILIKE ${t.bound} OR p.path ILIKE ${t.bound})`)),
+        all((t) => (t.pattern.includes(' / ') ? `(n.name || ' / ' || p.name) ILIKE ${t.bound}` : `(n.name ILIKE ${t.bound} OR p.name ILIKE ${t.bound})`)),
+        all((t) => `p.description ILIKE ${t.bound}`),
+      ]
+    : ['p.path', 'p.name', 'p.description'].map((c) => all((t) => `${c} ILIKE ${t.bound}`));
+  return `(${columns.join(' OR ')})`;
+}
+
+/**
+ * GitLab's `sorted_by_similarity_desc` (Gitlab::Database::SimilarityScore): pg_trgm similarity to the search, path
+ * ×1 + name ×0.7 + description ×0.2, highest first, id descending as the tie-breaker.
+ */
+function similarityOrder(search: string, values: unknown[]): string {
+  const q = `$${values.push(search)}::text`;
+  const sim = (col: string, mult: string) => `(public.similarity(COALESCE(${col}, ''), ${q}) * CAST('${mult}' AS numeric))`;
+  return `${sim('p.path', '1')} + ${sim('p.name', '0.7')} + ${sim('p.description', '0.2')} DESC, p.id DESC`;
 }
 
 /** One page of projects with their namespace and the caller's access (one query), and the capped total. */
 export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
   const { sql, values } = listWhere(f);
   const dir = f.sort === 'asc' ? 'ASC' : 'DESC';
-  const order = f.orderBy === 'id' || f.orderBy === 'created_at' ? `p.id ${dir}` : `${ORDER_COLUMNS[f.orderBy]} ${dir}, p.id ${dir}`;
-  const pageValues = [...values, f.perPage, (f.page - 1) * f.perPage];
+  const pageValues = [...values];
+  const order = f.orderBy === 'similarity' ? similarityOrder(f.similarityTo ?? '', pageValues)
+    : f.orderBy === 'id' || f.orderBy === 'created_at' ? `p.id ${dir}`
+    : `${ORDER_COLUMNS[f.orderBy]} ${dir}, p.id ${dir}`;
+  pageValues.push(f.perPage, (f.page - 1) * f.perPage);
   const page = db.query<ProjectRow>(
-    `${PROJECT_SELECT} WHERE ${sql} ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+    `${PROJECT_SELECT} WHERE ${sql} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`,
     pageValues,
   );
   const count = f.countLimit > 0
@@ -160,4 +214,9 @@ export async function updateProjectAttributes(db: PoolClient, id: number, patch:
   if (patch.topics !== undefined) set('topics', patch.topics, '::text[]');
   if (patch.settings !== undefined) sets.push(`settings = settings || $${values.push(JSON.stringify(patch.settings))}::jsonb`);
   await db.query(`UPDATE projects SET ${sets.join(', ')} WHERE id = $1`, values);
+}
+
+/** Moves a project to another namespace (transfer), with the visibility it keeps there. */
+export async function moveProject(db: PoolClient, id: number, namespaceId: number, visibility: string): Promise<void> {
+  await db.query('UPDATE projects SET namespace_id = $2, visibility = $3, updated_at = now() WHERE id = $1', [id, namespaceId, visibility]);
 }

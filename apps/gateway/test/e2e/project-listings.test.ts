@@ -1,0 +1,154 @@
+import { startStack, type RunningStack } from '@glp/testing';
+
+/** Project listings over HTTP: the new GET /projects filters, keyset pagination and the user listings. */
+describe('project listings', () => {
+  let stack: RunningStack;
+  const tokens: Record<string, string> = {};
+  const userIds: Record<string, number> = {};
+  const ids: Record<string, number> = {};
+  const api = (path: string, init: RequestInit & { as?: string | null } = {}) => {
+    const headers = new Headers(init.headers);
+    const token = init.as === undefined ? stack.rootToken : init.as === null ? undefined : tokens[init.as];
+    if (token) headers.set('PRIVATE-TOKEN', token);
+    return fetch(path.startsWith('http') ? path : `${stack.apiUrl}${path}`, { ...init, headers });
+  };
+  const json = (method: string, body: unknown) => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const expectJson = async (res: Response, status: number) => {
+    const body = await res.json();
+    expect({ status: res.status, body }).toMatchObject({ status });
+    return body;
+  };
+  const names = async (path: string, as?: string | null) => (await expectJson(await api(path, { as }), 200)).map((p: { name: string }) => p.name);
+
+  beforeAll(async () => {
+    stack = await startStack({ name: 'e2e_listings' });
+    for (const name of ['lsalice', 'lsbob']) {
+      const user = await expectJson(await api('/users', json('POST', { username: name, name: `${name} Person`, email: `${name}@example.com`, password: `${name}-password-1` })), 201);
+      userIds[name] = user.id;
+      tokens[name] = (await expectJson(await api(`/users/${user.id}/personal_access_tokens`, json('POST', { name: 'e2e', scopes: ['api'] })), 201)).token;
+    }
+    const make = async (as: string, name: string, extra: Record<string, unknown> = {}) => {
+      ids[name] = (await expectJson(await api('/projects', { ...json('POST', { name, visibility: 'public', ...extra }), as }), 201)).id;
+    };
+    await make('lsalice', 'lsx-alpha', { issues_access_level: 'disabled' });
+    await make('lsalice', 'lsx-beta', { merge_requests_access_level: 'private', description: 'beta things' });
+    await make('lsalice', 'lsx-secret', { visibility: 'private' });
+    await make('lsbob', 'lsx-gamma');
+    for (let i = 1; i <= 5; i += 1) await make('lsbob', `ksx-${i}`);
+    await expectJson(await api(`/projects/${ids['lsx-alpha']}/star`, { method: 'POST', as: 'lsbob' }), 201);
+    await expectJson(await api(`/projects/${ids['lsx-gamma']}/star`, { method: 'POST', as: 'lsbob' }), 201);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  describe('GET /projects filters', () => {
+    it('starred: the caller\'s starred projects', async () => {
+      expect(await names('/projects?starred=true&order_by=id&sort=asc', 'lsbob')).toEqual(['lsx-alpha', 'lsx-gamma']);
+      expect(await names('/projects?starred=true', 'lsalice')).toEqual([]);
+    });
+
+    it('last_activity_after / last_activity_before (ISO 8601)', async () => {
+      const before = new Date(Date.now() - 3600_000).toISOString();
+      const after = new Date(Date.now() + 3600_000).toISOString();
+      expect(await names(`/projects?search=lsx&last_activity_after=${before}&order_by=id&sort=asc`)).toEqual(['lsx-alpha', 'lsx-beta', 'lsx-secret', 'lsx-gamma']);
+      expect(await names(`/projects?search=lsx&last_activity_after=${after}`)).toEqual([]);
+      expect(await names(`/projects?search=lsx&last_activity_before=${before}`)).toEqual([]);
+      const bad = await api('/projects?last_activity_after=yesterday-ish');
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toEqual({ error: 'last_activity_after is invalid' });
+    });
+
+    it('with_issues_enabled / with_merge_requests_enabled', async () => {
+      expect(await names('/projects?search=lsx&with_issues_enabled=true&order_by=id&sort=asc', 'lsbob')).toEqual(['lsx-beta', 'lsx-gamma']);
+      expect(await names('/projects?search=lsx&with_merge_requests_enabled=true&order_by=id&sort=asc', 'lsbob')).toEqual(['lsx-alpha', 'lsx-gamma']);
+      expect(await names('/projects?search=lsx&with_merge_requests_enabled=true&order_by=id&sort=asc', 'lsalice')).toEqual(['lsx-alpha', 'lsx-beta', 'lsx-secret', 'lsx-gamma']);
+    });
+
+    it('search_namespaces matches the namespace path', async () => {
+      expect(await names('/projects?search=lsalice')).toEqual([]);
+      expect(await names('/projects?search=lsalice&search_namespaces=true&order_by=id&sort=asc')).toEqual(['lsx-alpha', 'lsx-beta', 'lsx-secret']);
+      expect(await names('/projects?search=lsbob/lsx&search_namespaces=true')).toEqual(['lsx-gamma']);
+    });
+
+    it('order_by=similarity ranks among the caller\'s projects when searching; otherwise the default ordering', async () => {
+      expect(await names('/projects?search=lsx-beta&order_by=similarity', 'lsalice')).toEqual(['lsx-beta']);
+      expect(await names('/projects?search=lsx&order_by=similarity', 'lsalice')).toHaveLength(3);
+      expect(await names('/projects?search=lsx&order_by=similarity', null)).toEqual(['lsx-gamma', 'lsx-beta', 'lsx-alpha']);
+    });
+
+    it('statistics is accepted (no statistics field), with_programming_language matches nothing, repository_storage for admins', async () => {
+      const withStats = await expectJson(await api(`/projects?search=lsx-gamma&statistics=true`), 200);
+      expect(withStats).toHaveLength(1);
+      expect(withStats[0]).not.toHaveProperty('statistics');
+      expect(await names('/projects?with_programming_language=Ruby')).toEqual([]);
+      expect(await names('/projects?with_programming_language=')).toEqual([]);
+      expect(await names('/projects?search=lsx&repository_storage=default')).toHaveLength(4);
+      expect(await names('/projects?search=lsx&repository_storage=elsewhere')).toEqual([]);
+      expect(await names('/projects?search=lsx&repository_storage=elsewhere', 'lsbob')).toHaveLength(3);
+    });
+  });
+
+  describe('keyset pagination', () => {
+    it('pages by id with only a Link rel="next"; the final empty page has no Link', async () => {
+      const seen: string[] = [];
+      let url: string | undefined = `${stack.apiUrl}/projects?pagination=keyset&order_by=id&sort=asc&per_page=2&search=ksx`;
+      const sizes: number[] = [];
+      while (url) {
+        const res = await api(url);
+        expect(res.status).toBe(200);
+        for (const h of ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-per-page', 'x-prev-page']) expect(res.headers.get(h)).toBeNull();
+        const page = await res.json();
+        sizes.push(page.length);
+        seen.push(...page.map((p: { name: string }) => p.name));
+        const link = res.headers.get('link');
+        if (page.length === 0) expect(link).toBeNull();
+        else expect(link).toMatch(/^<[^>]+>; rel="next"$/);
+        url = link ? /^<([^>]+)>/.exec(link)![1] : undefined;
+      }
+      expect(sizes).toEqual([2, 2, 1, 0]);
+      expect(seen).toEqual(['ksx-1', 'ksx-2', 'ksx-3', 'ksx-4', 'ksx-5']);
+    });
+
+    it('descends with id_before by default sort and keeps the original query', async () => {
+      const res = await api('/projects?pagination=keyset&order_by=id&per_page=2&search=ksx');
+      expect((await res.json()).map((p: { name: string }) => p.name)).toEqual(['ksx-5', 'ksx-4']);
+      expect(res.headers.get('link')).toBe(`<${stack.apiUrl}/projects?id_before=${ids['ksx-4']}&order_by=id&pagination=keyset&per_page=2&search=ksx>; rel="next"`);
+    });
+
+    it('refuses other orderings (the default created_at included) with a 405', async () => {
+      for (const q of ['pagination=keyset', 'pagination=keyset&order_by=name', 'pagination=keyset&order_by=created_at&sort=asc', 'pagination=keyset&order_by=similarity&search=ksx']) {
+        const res = await api(`/projects?${q}`);
+        expect(res.status).toBe(405);
+        expect(await res.json()).toEqual({ error: 'Keyset pagination is not yet available for this type of request' });
+      }
+      const offset = await api('/projects?page=2501&per_page=20');
+      expect(offset.status).toBe(405);
+    });
+  });
+
+  describe('user listings', () => {
+    it('GET /users/:user_id/projects by id or username: the personal namespace, as the caller may see it', async () => {
+      expect(await names(`/users/${userIds.lsalice}/projects?order_by=id&sort=asc`)).toEqual(['lsx-alpha', 'lsx-beta', 'lsx-secret']);
+      expect(await names('/users/lsalice/projects?order_by=id&sort=asc', 'lsbob')).toEqual(['lsx-alpha', 'lsx-beta']);
+      expect(await names('/users/lsalice/projects', null)).toEqual(['lsx-beta', 'lsx-alpha']);
+      expect(await names('/users/lsalice/projects?search=beta')).toEqual(['lsx-beta']);
+      const res = await api('/users/lsalice/projects?per_page=1');
+      expect(res.headers.get('x-total')).toBe('3');
+    });
+
+    it('GET /users/:user_id/starred_projects: that user\'s stars visible to the caller', async () => {
+      expect(await names(`/users/${userIds.lsbob}/starred_projects?order_by=id&sort=asc`, 'lsalice')).toEqual(['lsx-alpha', 'lsx-gamma']);
+      expect(await names('/users/lsbob/starred_projects?search=gamma', null)).toEqual(['lsx-gamma']);
+      expect(await names('/users/lsalice/starred_projects')).toEqual([]);
+    });
+
+    it('answers 404 User Not Found for an unknown user', async () => {
+      for (const path of ['/users/nobody-here/projects', '/users/999999/starred_projects', '/users/99999999999999999999/projects']) {
+        const res = await api(path);
+        expect(res.status).toBe(404);
+        expect(await res.json()).toEqual({ message: '404 User Not Found' });
+      }
+    });
+  });
+});
