@@ -37,6 +37,8 @@ export const EventTypes = Object.freeze({
   ProjectUpdated: payloadType(`${projectEventsV1.protobufPackage}.ProjectUpdated`, projectEventsV1.ProjectUpdated),
   ProjectStarred: payloadType(`${projectEventsV1.protobufPackage}.ProjectStarred`, projectEventsV1.ProjectStarred),
   ProjectDeleted: payloadType(`${projectEventsV1.protobufPackage}.ProjectDeleted`, projectEventsV1.ProjectDeleted),
+  ProjectShared: payloadType(`${projectEventsV1.protobufPackage}.ProjectShared`, projectEventsV1.ProjectShared),
+  ProjectUnshared: payloadType(`${projectEventsV1.protobufPackage}.ProjectUnshared`, projectEventsV1.ProjectUnshared),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
   UserChanged: payloadType(`${identityEventsV1.protobufPackage}.UserChanged`, identityEventsV1.UserChanged),
   UserDeleted: payloadType(`${identityEventsV1.protobufPackage}.UserDeleted`, identityEventsV1.UserDeleted),

@@ -27,12 +27,13 @@ export type GroupShape = 'group' | 'detail';
  * defaults for a new group (settings this platform does not offer). ONE object literal, detail-only fields `undefined`
  * (omitted by JSON.stringify, like Grape's `expose ..., if:`), never a spread (see docs/architecture.md, hot path).
  *
- * GroupDetail's `projects` are the group's own projects the caller may read (already presented, up to 100, as GitLab);
- * `shared_projects` is empty while projects cannot be shared with groups. Left out: `runners_token` (no runners).
+ * GroupDetail's `projects` are the group's own projects the caller may read, `shared_projects` the projects shared
+ * with the group (unexpired links) that the caller may read (both already presented, up to 100, as GitLab). Left out:
+ * `runners_token` (no runners).
  */
-const NO_SHARED_PROJECTS: readonly unknown[] = Object.freeze([]);
-
-export function presentGroup(g: identityV1.Group, urls: UrlBuilder, shape: GroupShape, projects: readonly unknown[] = []) {
+export function presentGroup(
+  g: identityV1.Group, urls: UrlBuilder, shape: GroupShape, projects: readonly unknown[] = [], sharedProjects: readonly unknown[] = [],
+) {
   const detail = shape === 'detail';
   const root = g.parentId === 0;
   return {
@@ -79,12 +80,13 @@ export function presentGroup(g: identityV1.Group, urls: UrlBuilder, shape: Group
     prevent_forking_outside_group: detail ? false : undefined,
     membership_lock: detail ? false : undefined,
     projects: detail ? projects : undefined,
-    shared_projects: detail ? NO_SHARED_PROJECTS : undefined,
+    shared_projects: detail ? sharedProjects : undefined,
   };
 }
 
 export const groupEntity = (g: identityV1.Group, urls: UrlBuilder) => presentGroup(g, urls, 'group');
-export const groupDetail = (g: identityV1.Group, urls: UrlBuilder, projects: readonly unknown[] = []) => presentGroup(g, urls, 'detail', projects);
+export const groupDetail = (g: identityV1.Group, urls: UrlBuilder, projects: readonly unknown[] = [], sharedProjects: readonly unknown[] = []) =>
+  presentGroup(g, urls, 'detail', projects, sharedProjects);
 
 /** Ruby `String#inspect` (UTF-8 string): quotes, backslash escapes, `#{`/`#$`/`#@` escaped, other controls as `\uXXXX`. */
 function rubyString(s: string): string {

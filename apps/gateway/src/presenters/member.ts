@@ -46,7 +46,7 @@ export function memberEntity(m: identityV1.GroupMember, urls: UrlBuilder) {
 type MemberUser = projectsV1.MemberUser;
 
 /** UserBasic from the projects service's user fields (no public e-mail there: null, as for a user who set none). */
-function memberUserBasic(u: MemberUser | undefined, urls: UrlBuilder) {
+export function memberUserBasic(u: MemberUser | undefined, urls: UrlBuilder) {
   return {
     id: u?.id ?? 0,
     username: u?.username ?? '',

@@ -170,7 +170,11 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     ci_push_repository_for_job_token_allowed: maintainer ? false : undefined,
     ci_config_path: full ? s.ciConfigPath || null : undefined,
     public_jobs: full ? s.publicJobs : undefined,
-    shared_with_groups: full ? [] : undefined,
+    shared_with_groups: full
+      ? p.sharedWithGroups.map((g) => ({
+          group_id: g.groupId, group_name: g.groupName, group_full_path: g.groupFullPath, group_access_level: g.groupAccessLevel, expires_at: g.expiresAt || null,
+        }))
+      : undefined,
     only_allow_merge_if_pipeline_succeeds: full ? s.onlyAllowMergeIfPipelineSucceeds : undefined,
     allow_merge_on_skipped_pipeline: full ? s.allowMergeOnSkippedPipeline : undefined,
     request_access_enabled: full ? s.requestAccessEnabled : undefined,

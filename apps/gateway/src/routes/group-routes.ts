@@ -144,12 +144,16 @@ export const groupRoutes: RouteDef[] = [
     handler: async ({ params, actor, services, urls }) => {
       const { group } = await services.identity.getGroup({ group: requireGroup(params.id) });
       if (!params.with_projects) return { body: groupEntity(group!, urls) };
-      // GroupDetail: the group's own projects the caller may read (projects answers for the caller), 100 at most.
-      const { projects } = await services.projects.listProjects(
-        projectsV1.ListProjectsRequest.fromPartial({ namespaceId: group!.id, page: 1, perPage: 100, orderBy: 'id', sort: 'asc', skipCount: true }),
+      // GroupDetail: the group's own projects and the projects shared with it that the caller may read (projects
+      // answers for the caller), 100 at most each.
+      const listed = (filter: Partial<projectsV1.ListProjectsRequest>) => services.projects.listProjects(
+        projectsV1.ListProjectsRequest.fromPartial({ ...filter, page: 1, perPage: 100, orderBy: 'id', sort: 'asc', skipCount: true }),
       );
+      const [own, shared] = await Promise.all([listed({ namespaceId: group!.id }), listed({ sharedWithGroupId: group!.id })]);
       const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
-      return { body: groupDetail(group!, urls, projects.map((p) => projectEntity(p, urls, viewer))) };
+      return {
+        body: groupDetail(group!, urls, own.projects.map((p) => projectEntity(p, urls, viewer)), shared.projects.map((p) => projectEntity(p, urls, viewer))),
+      };
     },
   }),
 

@@ -10,6 +10,7 @@ import { projectEditRoutes } from './project-edit-routes';
 import { projectLifecycleRoutes } from './project-lifecycle-routes';
 import { projectMemberRoutes } from './project-member-routes';
 import { projectRoutes } from './project-routes';
+import { projectSharingRoutes } from './project-sharing-routes';
 import { tokenRoutes } from './token-routes';
 import { userRoutes } from './user-routes';
 import { userProjectRoutes } from './user-project-routes';
@@ -20,7 +21,7 @@ import { userProjectRoutes } from './user-project-routes';
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
-    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...groupMemberRoutes,
     ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
     ...userProjectRoutes,
   ];

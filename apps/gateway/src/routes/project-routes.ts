@@ -130,6 +130,7 @@ export async function listProjectsPage(
     minAccessLevel: params.min_access_level ?? undefined,
     namespaceId: scope.namespaceId ?? 0,
     starredByUserId: scope.starredByUserId ?? 0,
+    sharedWithGroupId: 0,
     lastActivityAfter: params.last_activity_after ?? undefined,
     lastActivityBefore: params.last_activity_before ?? undefined,
     withIssuesEnabled: params.with_issues_enabled,

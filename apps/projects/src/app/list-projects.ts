@@ -9,10 +9,12 @@ import type { ProjectsDeps } from './deps';
 import { groupAccessOf } from './group-access';
 import { callerId } from './read-project';
 
+
 /**
  * GET /projects (and the user listings: `namespace_id` = the user's namespace, `starred_by_user_id`) for the caller:
- * what they may read, with their access through project membership, personal namespace and group namespaces (one
- * identity call for signed-in non-administrators, one SQL page + one count; no count when `skip_count`, keyset).
+ * what they may read, with their access through project membership, personal namespace, group namespaces and groups
+ * the projects are shared with (one identity call for every group of the caller, signed-in non-administrators only;
+ * one SQL page + one count; no count when `skip_count`, keyset).
  */
 export async function listProjects(
   deps: ProjectsDeps,
@@ -51,6 +53,7 @@ export async function listProjects(
     page: Math.max(1, req.page || 1),
     perPage: Math.min(100, Math.max(1, req.perPage || 20)),
     countLimit: req.skipCount ? 0 : deps.countLimit,
+    sharedWithGroupId: req.sharedWithGroupId || undefined,
   });
   return { rows, groupAccess, total };
 }

@@ -53,7 +53,7 @@ export async function fetchMissingUsers(deps: ProjectsDeps, ids: number[]): Prom
 }
 
 /** Users of these rows that the read model lacks are asked of identity (once: they are stored) — self-healing. */
-async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<MemberView[]> {
+export async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<MemberView[]> {
   const fetched = await fetchMissingUsers(deps, rows.filter((r) => !r.user).map((r) => r.user_id));
   return rows.flatMap((r) => {
     const user = r.user ?? fetched.get(r.user_id);
@@ -66,7 +66,7 @@ async function withUsers(deps: ProjectsDeps, rows: ProjectMemberRow[]): Promise<
 }
 
 /** Members of the namespace's groups (ancestors included), each user once with their highest level. */
-async function inheritedMembers(identity: IdentityClient, groupId: number, f: { query: string; userIds: number[] }): Promise<MemberView[]> {
+export async function inheritedMembers(identity: IdentityClient, groupId: number, f: { query: string; userIds: number[] }): Promise<MemberView[]> {
   const out: MemberView[] = [];
   for (let page = 1; out.length < MAX_INHERITED; page++) {
     // As this service: it has checked that the caller may read the project; the group itself may be hidden from them.

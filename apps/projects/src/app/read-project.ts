@@ -1,5 +1,6 @@
 import { notFound, type Actor } from '@glp/service-kit';
 import type { projectsV1 } from '@glp/proto';
+import { shareAccess } from '../domain/sharing-rules';
 import { canReadProject, effectiveAccess, type ProjectAccessFacts } from '../domain/visibility';
 import { findProjectByFullPath, findProjectById } from '../store/projects-store';
 import type { ProjectRow } from '../store/project-rows';
@@ -8,8 +9,21 @@ import { groupAccessOf } from './group-access';
 
 export const callerId = (a: Actor) => (a.kind === 'user' ? a.id : 0);
 
-export function accessFacts(r: ProjectRow, groupAccess: number): ProjectAccessFacts {
-  return { visibility: r.visibility, memberAccess: r.member_access, namespaceOwnerId: r.ns_owner_id, groupAccess, pendingDelete: r.pending_delete };
+export function accessFacts(r: ProjectRow, groupAccess: number, shareLevel = 0): ProjectAccessFacts {
+  return { visibility: r.visibility, memberAccess: r.member_access, namespaceOwnerId: r.ns_owner_id, groupAccess, shareAccess: shareLevel, pendingDelete: r.pending_delete };
+}
+
+/** The row's unexpired share links as the domain sees them. */
+export const shareLinksOf = (r: ProjectRow) => r.share_links.map((l) => ({ groupId: l.group_id, groupAccess: l.group_access }));
+
+/**
+ * The caller's levels in the groups that matter for one project: its group namespace and the groups it is shared
+ * with, in ONE identity call (none for a personal-namespace project that is not shared).
+ */
+export async function projectGroupLevels(deps: ProjectsDeps, actor: Actor, r: ProjectRow): Promise<{ groupAccess: number; shareAccess: number }> {
+  const ids = [...(r.ns_kind === 'group' ? [r.namespace_id] : []), ...r.share_links.map((l) => l.group_id)];
+  const levels = ids.length ? await groupAccessOf(deps.identity, actor, [...new Set(ids)]) : new Map<number, number>();
+  return { groupAccess: r.ns_kind === 'group' ? levels.get(r.namespace_id) ?? 0 : 0, shareAccess: shareAccess(shareLinksOf(r), levels) };
 }
 
 export interface ReadableProject {
@@ -21,7 +35,8 @@ export interface ReadableProject {
 
 /**
  * A project the caller may read, with the caller's access, else NOT_FOUND "Project" (unreadable is indistinguishable
- * from missing: GitLab never reveals a hidden project). Group access is asked of identity only for group namespaces.
+ * from missing: GitLab never reveals a hidden project). Group access is asked of identity only for group namespaces and
+ * shared projects (one call for both).
  */
 export async function readableProject(
   deps: ProjectsDeps,
@@ -32,8 +47,8 @@ export async function readableProject(
   if (sel?.$case === 'id') row = await findProjectById(deps.pool, sel.value, callerId(actor));
   else if (sel?.$case === 'fullPath') row = await findProjectByFullPath(deps.pool, sel.value, callerId(actor));
   if (!row) throw notFound('Project');
-  const groupAccess = row.ns_kind === 'group' ? (await groupAccessOf(deps.identity, actor, [row.namespace_id])).get(row.namespace_id) ?? 0 : 0;
-  const facts = accessFacts(row, groupAccess);
+  const levels = await projectGroupLevels(deps, actor, row);
+  const facts = accessFacts(row, levels.groupAccess, levels.shareAccess);
   if (!canReadProject(actor, facts)) throw notFound('Project');
   return { row, facts, access: effectiveAccess(actor, facts) };
 }

@@ -23,7 +23,7 @@ export interface StarrerView {
 export async function reloadProject(deps: ProjectsDeps, actor: Actor, project: ReadableProject): Promise<ReadableProject> {
   const row = await findProjectById(deps.pool, project.row.id, callerId(actor));
   if (!row) throw notFound('Project');
-  return { row, facts: accessFacts(row, project.facts.groupAccess), access: project.access };
+  return { row, facts: accessFacts(row, project.facts.groupAccess, project.facts.shareAccess), access: project.access };
 }
 
 /** POST /projects/:id/star (star) and /unstar (unstar), as the caller; NOT_MODIFIED when nothing changes. */

@@ -71,6 +71,6 @@ export async function updateProject(
     if (isUniqueViolation(err, 'projects_namespace_name_key')) throw invalid({ name: ['has already been taken'] });
     throw err;
   }
-  const facts = accessFacts(row, project.facts.groupAccess);
+  const facts = accessFacts(row, project.facts.groupAccess, project.facts.shareAccess);
   return { row, facts, access: effectiveAccess(actor, facts) };
 }

@@ -10,8 +10,13 @@ export interface ListFilter {
   callerId: number;
   /** all: admin; signed_in: public + internal + own; external: public + own (GitLab's external users); public: anonymous. */
   readScope: 'all' | 'signed_in' | 'external' | 'public';
-  /** The caller's effective levels in group namespaces (from identity): projects there count as the caller's. */
+  /**
+   * The caller's effective levels in groups (from identity): projects in those group namespaces, and projects shared
+   * with those groups (at the lower of the two levels, until the link expires), count as the caller's.
+   */
   groupAccess: { namespaceId: number; level: number }[];
+  /** Only projects shared with this group through an unexpired link. */
+  sharedWithGroupId?: number;
   owned: boolean;
   membership: boolean;
   /** Only projects directly in this namespace. */

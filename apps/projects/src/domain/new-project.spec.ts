@@ -49,7 +49,7 @@ describe('new project', () => {
 describe('visibility', () => {
   const user = { kind: 'user' as const, id: 7, username: 'u', admin: false, scopes: ['api'] };
   const anon = { kind: 'anonymous' as const, id: 0, username: '', admin: false, scopes: [] };
-  const facts = (f: Partial<ProjectAccessFacts>): ProjectAccessFacts => ({ visibility: 'private', memberAccess: 0, namespaceOwnerId: 1, groupAccess: 0, pendingDelete: false, ...f });
+  const facts = (f: Partial<ProjectAccessFacts>): ProjectAccessFacts => ({ visibility: 'private', memberAccess: 0, namespaceOwnerId: 1, groupAccess: 0, shareAccess: 0, pendingDelete: false, ...f });
 
   it('public to all, internal to signed-in users, private to members and admins', () => {
     expect(canReadProject(anon, facts({ visibility: 'public' }))).toBe(true);

@@ -16,14 +16,19 @@ export interface ProjectAccessFacts {
   namespaceOwnerId: number | null;
   /** The caller's effective level in the project's group namespace (ancestors included), 0 when none. */
   groupAccess: number;
+  /** The caller's level through groups the project is shared with (min of their group level and the link's), 0 none. */
+  shareAccess: number;
   pendingDelete: boolean;
 }
 
-/** The caller's effective access level: the highest of membership, group access, and owner of the personal namespace. */
+/**
+ * The caller's effective access level: the highest of membership, group access, access through a share, and owner of
+ * the personal namespace.
+ */
 export function effectiveAccess(actor: Actor, p: ProjectAccessFacts): number {
   if (actor.kind !== 'user') return ACCESS.NONE;
   if (p.namespaceOwnerId !== null && p.namespaceOwnerId === actor.id) return ACCESS.OWNER;
-  return Math.max(p.memberAccess, p.groupAccess);
+  return Math.max(p.memberAccess, p.groupAccess, p.shareAccess);
 }
 
 /**

@@ -89,3 +89,32 @@ export async function recordProjectStarred(
     actor,
   });
 }
+
+/** Outboxes ProjectShared (key project:<id>): the project was shared with a group. */
+export async function recordProjectShared(
+  client: PoolClient,
+  topic: string,
+  l: { projectId: number; groupId: number; groupAccess: number; expiresAt: string | null },
+  actor: Actor,
+): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'project',
+    aggregateKey: `project:${l.projectId}`,
+    payloadType: EventTypes.ProjectShared,
+    payload: projectEventsV1.ProjectShared.fromPartial({ projectId: l.projectId, groupId: l.groupId, groupAccess: l.groupAccess, expiresAt: l.expiresAt ?? '' }),
+    actor,
+  });
+}
+
+/** Outboxes ProjectUnshared (key project:<id>): the project's share with the group was removed. */
+export async function recordProjectUnshared(client: PoolClient, topic: string, l: { projectId: number; groupId: number }, actor: Actor): Promise<void> {
+  await appendEvent(client, {
+    topic,
+    aggregateType: 'project',
+    aggregateKey: `project:${l.projectId}`,
+    payloadType: EventTypes.ProjectUnshared,
+    payload: projectEventsV1.ProjectUnshared.fromPartial({ projectId: l.projectId, groupId: l.groupId }),
+    actor,
+  });
+}

@@ -11,7 +11,7 @@ export function deletionService(deps: DeletionDeps): Pick<AsyncService<projectsV
     },
     async restoreProject(req, ctx) {
       const { row, facts } = await restoreProject(deps, ctx.actor, req.project?.selector);
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
   };
 }

@@ -21,12 +21,12 @@ export function lifecycleService(
   return {
     async starProject(req, ctx) {
       const { row, facts } = await starProject(deps, ctx.actor, req.project?.selector);
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
 
     async unstarProject(req, ctx) {
       const { row, facts } = await unstarProject(deps, ctx.actor, req.project?.selector);
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
 
     async listStarrers(req, ctx) {
@@ -36,7 +36,7 @@ export function lifecycleService(
 
     async archiveProject(req, ctx) {
       const { row, facts } = await setArchived(deps, ctx.actor, req.project?.selector, req.archived);
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
   };
 }

@@ -20,8 +20,14 @@ export function visibilityFromProto(v: projectsV1.Visibility): VisibilityLevel |
   }
 }
 
-/** `groupAccess`: the caller's level in the project's group namespace (0 none, or a personal namespace). */
-export function toProtoProject(r: ProjectRow, actor: Actor, groupAccess = 0): projectsV1.Project {
+const NO_ACCESS = { groupAccess: 0, shareAccess: 0 };
+
+/**
+ * `levels`: the caller's level in the project's group namespace (0 none, or a personal namespace) and through the
+ * groups it is shared with.
+ */
+export function toProtoProject(r: ProjectRow, actor: Actor, levels: { groupAccess: number; shareAccess: number } = NO_ACCESS): projectsV1.Project {
+  const { groupAccess, shareAccess } = levels;
   const personal = r.ns_kind === 'user' && r.ns_owner_id !== null;
   return projectsV1.Project.fromPartial({
     id: r.id,
@@ -50,9 +56,12 @@ export function toProtoProject(r: ProjectRow, actor: Actor, groupAccess = 0): pr
     emptyRepo: true,
     repositoryStorage: r.repository_storage,
     openIssuesCount: 0,
-    callerAccessLevel: effectiveAccess(actor, accessFacts(r, groupAccess)),
+    callerAccessLevel: effectiveAccess(actor, accessFacts(r, groupAccess, shareAccess)),
     projectAccessLevel: actor.kind === 'user' ? r.member_access : 0,
     markedForDeletionOn: r.marked_for_deletion_on ?? '',
     groupAccessLevel: actor.kind === 'user' ? groupAccess : 0,
+    sharedWithGroups: r.share_links.map((l) => ({
+      groupId: l.group_id, groupName: l.group_name ?? '', groupFullPath: l.group_full_path ?? '', groupAccessLevel: l.group_access, expiresAt: l.expires_at ?? '',
+    })),
   });
 }

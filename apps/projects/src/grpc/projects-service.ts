@@ -3,9 +3,11 @@ import type { AsyncService } from '@glp/service-kit';
 import type { ProjectsDeps } from '../app/deps';
 import { listProjects } from '../app/list-projects';
 import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
-import { readableProject } from '../app/read-project';
+import { readableProject, shareLinksOf } from '../app/read-project';
+import { shareAccess } from '../domain/sharing-rules';
 import { createProject } from '../app/create-project';
 import { deletionService } from './deletion-service';
+import { sharingService } from './sharing-service';
 import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
 import { toProtoProject } from './mappers';
@@ -36,6 +38,7 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
     ...transferService(deps),
     ...lifecycleService(deps),
     ...updateService(deps),
+    ...sharingService(deps),
 
     async createProject(req, ctx) {
       const row = await createProject(pool, identity, topic, ctx.actor, req);
@@ -44,12 +47,15 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
 
     async getProject(req, ctx) {
       const { row, facts } = await readableProject(deps, ctx.actor, req.selector);
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
 
     async listProjects(req, ctx) {
       const { rows, groupAccess, total } = await listProjects(deps, ctx.actor, req);
-      return { projects: rows.map((r) => toProtoProject(r, ctx.actor, groupAccess.get(r.namespace_id) ?? 0)), total };
+      return {
+        projects: rows.map((r) => toProtoProject(r, ctx.actor, { groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess) })),
+        total,
+      };
     },
 
     async listProjectMembers(req, ctx) {

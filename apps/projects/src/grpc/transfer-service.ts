@@ -9,7 +9,7 @@ export function transferService(deps: ProjectsDeps): Pick<AsyncService<projectsV
   return {
     async transferProject(req, ctx) {
       const { row, facts } = await transferProject(deps, ctx.actor, req);
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
   };
 }

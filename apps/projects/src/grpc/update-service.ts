@@ -24,7 +24,7 @@ export function updateService(deps: ProjectsDeps): Pick<AsyncService<projectsV1.
   return {
     async updateProject(req, ctx) {
       const { row, facts } = await updateProject(deps, ctx.actor, req.project?.selector, editOf(req));
-      return { project: toProtoProject(row, ctx.actor, facts.groupAccess) };
+      return { project: toProtoProject(row, ctx.actor, facts) };
     },
   };
 }

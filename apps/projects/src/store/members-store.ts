@@ -79,3 +79,10 @@ export async function updateProjectMember(db: PoolClient, projectId: number, use
 export async function deleteProjectMember(db: PoolClient, projectId: number, userId: number): Promise<void> {
   await db.query('DELETE FROM project_members WHERE project_id = $1 AND user_id = $2', [projectId, userId]);
 }
+
+/** Which of these users hold a direct membership of the project (expired ones included: they occupy the slot). */
+export async function memberUserIds(db: Queryable, projectId: number, userIds: number[]): Promise<Set<number>> {
+  if (!userIds.length) return new Set();
+  const { rows } = await db.query<{ user_id: number }>('SELECT user_id FROM project_members WHERE project_id = $1 AND user_id = ANY($2::bigint[])', [projectId, userIds]);
+  return new Set(rows.map((r) => r.user_id));
+}

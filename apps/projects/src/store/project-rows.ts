@@ -34,6 +34,18 @@ export interface ProjectRow {
   owner_name: string | null;
   owner_state: string | null;
   member_access: number;
+  /** The project's unexpired share links, ordered by group id (one subquery of the same statement). */
+  share_links: ShareLinkRow[];
+}
+
+/** A link sharing the project with a group, with the group's name and full path from the namespaces read model. */
+export interface ShareLinkRow {
+  group_id: number;
+  group_access: number;
+  /** YYYY-MM-DD, null when it does not expire. */
+  expires_at: string | null;
+  group_name: string | null;
+  group_full_path: string | null;
 }
 
 /** Projects with their namespace and the caller's unexpired membership; `$1` is the caller's user id (0 for none). */
@@ -49,4 +61,8 @@ export const PROJECT_SELECT = `
          p.created_at, p.updated_at, p.last_activity_at,
          n.name AS ns_name, n.path AS ns_path, n.kind AS ns_kind, n.full_path AS ns_full_path, n.parent_id AS ns_parent_id,
          n.owner_id AS ns_owner_id, n.owner_username, n.owner_name, n.owner_state,
-         COALESCE(m.access_level, 0) AS member_access${PROJECT_FROM}`;
+         COALESCE(m.access_level, 0) AS member_access,
+         COALESCE((SELECT json_agg(json_build_object('group_id', l.group_id, 'group_access', l.group_access,
+                     'expires_at', to_char(l.expires_at, 'YYYY-MM-DD'), 'group_name', g.name, 'group_full_path', g.full_path) ORDER BY l.group_id)
+                   FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
+                   WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') AS share_links${PROJECT_FROM}`;
