@@ -12,12 +12,9 @@
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { provideInfra } from '../infra';
+import { benchInfra, percentile } from './bench-kit';
 import { startStack, type RunningStack } from '../stack';
 
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
 interface LoadResult {
   rps: number;
@@ -61,10 +58,7 @@ async function main(): Promise<void> {
   let base = process.env.GITLAB_URL;
   let token = process.env.GITLAB_TOKEN ?? process.env.GITLAB_ROOT_TOKEN;
   if (!base || !token) {
-    const infra = await provideInfra();
-    process.env.DATABASE_URL = infra.databaseUrl;
-    process.env.REDIS_URL = infra.redisUrl;
-    process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
+    await benchInfra();
     // As `npm start` runs it: info logs, one access-log line per request.
     stack = await startStack({ name: 'bench', env: { LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'info' } });
     base = stack.url;

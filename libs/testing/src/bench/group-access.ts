@@ -12,23 +12,18 @@
 import { Client } from 'pg';
 import { identityV1 } from '@glp/proto';
 import { createGrpcClient, DEV_ACTOR_SECRET, systemActor } from '@glp/service-kit';
-import { provideInfra } from '../infra';
+import { benchInfra, latencySummary } from './bench-kit';
 import { startStack } from '../stack';
 
 function stats(samples: number[]): string {
-  const s = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!.toFixed(3);
-  return `p50 ${q(0.5)} ms  p90 ${q(0.9)} ms  p99 ${q(0.99)} ms  max ${s[s.length - 1]!.toFixed(3)} ms`;
+  return `${latencySummary(samples, 3)}  max ${Math.max(...samples).toFixed(3)} ms`;
 }
 
 async function main(): Promise<void> {
   const calls = Number(process.env.BENCH_ACCESS_CALLS ?? 10000);
   const groups = Number(process.env.BENCH_GROUPS ?? 50);
   const others = Number(process.env.BENCH_OTHER_GROUPS ?? 5000);
-  const infra = await provideInfra();
-  process.env.DATABASE_URL = infra.databaseUrl;
-  process.env.REDIS_URL = infra.redisUrl;
-  process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
+  const infra = await benchInfra();
   const stack = await startStack({ name: 'bench_access' });
   const db = new Client({ connectionString: infra.databaseUrl });
   await db.connect();

@@ -12,23 +12,16 @@
  *   npm run bench:listings            BENCH_PROJECTS=100000 BENCH_NAMESPACES=1000 BENCH_SAMPLES=300
  */
 import { Client } from 'pg';
-import { provideInfra } from '../infra';
+import { benchInfra, latencySummary } from './bench-kit';
 import { startStack } from '../stack';
 
-const q = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-const fmt = (samples: number[]) => {
-  const s = [...samples].sort((a, b) => a - b);
-  return `p50 ${q(s, 0.5).toFixed(2)} ms  p90 ${q(s, 0.9).toFixed(2)} ms  p99 ${q(s, 0.99).toFixed(2)} ms  (n=${s.length})`;
-};
+const fmt = (samples: number[]) => `${latencySummary(samples)}  (n=${samples.length})`;
 
 async function main(): Promise<void> {
   const projects = Number(process.env.BENCH_PROJECTS ?? 100_000);
   const namespaces = Number(process.env.BENCH_NAMESPACES ?? 1000);
   const samples = Number(process.env.BENCH_SAMPLES ?? 300);
-  const infra = await provideInfra();
-  process.env.DATABASE_URL = infra.databaseUrl;
-  process.env.REDIS_URL = infra.redisUrl;
-  process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
+  const infra = await benchInfra();
   const stack = await startStack({ name: 'bench_listings' });
   const db = new Client({ connectionString: infra.databaseUrl });
   await db.connect();
