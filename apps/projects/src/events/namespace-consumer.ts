@@ -2,8 +2,9 @@ import type { PoolClient } from '@glp/db';
 import type { identityEventsV1 } from '@glp/proto';
 import { systemActor } from '@glp/service-kit';
 import { deleteNamespaceProjects } from '../store/deletion-store';
+import { deleteGroupLinksOfGroup } from '../store/sharing-store';
 import { namespaceReplica, removeNamespace, upsertNamespace } from '../store/namespace-replica-store';
-import { recordProjectDeleted } from './project-events';
+import { recordProjectDeleted, recordProjectUnshared } from './project-events';
 
 const SERVICE = systemActor('projects');
 
@@ -16,10 +17,14 @@ export async function onNamespaceChanged(client: PoolClient, event: identityEven
 
 /**
  * NamespaceDeleted (a group, or a deleted user's personal namespace) → its projects go for good, as GitLab deletes a
- * group's projects with it: each with ProjectDeleted in this same transaction, so every service cleans up; then the
- * replica row.
+ * group's projects with it: each with ProjectDeleted in this same transaction, so every service cleans up; shares of
+ * other projects with the group go (ProjectUnshared); then the replica row.
  */
 export async function onNamespaceDeleted(client: PoolClient, event: identityEventsV1.NamespaceDeleted, topic: string): Promise<void> {
   for (const gone of await deleteNamespaceProjects(client, event.id)) await recordProjectDeleted(client, topic, gone, SERVICE);
+  // Projects elsewhere that were shared with the deleted group are no longer shared with it.
+  for (const projectId of await deleteGroupLinksOfGroup(client, event.id)) {
+    await recordProjectUnshared(client, topic, { projectId, groupId: event.id }, SERVICE);
+  }
   await removeNamespace(client, event.id);
 }

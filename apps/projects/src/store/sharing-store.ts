@@ -73,3 +73,9 @@ export async function groupsByIds(db: Queryable, ids: number[]): Promise<GroupRo
   );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
+
+/** A group is gone: every project's share with it goes; the projects whose share went. */
+export async function deleteGroupLinksOfGroup(db: PoolClient, groupId: number): Promise<number[]> {
+  const { rows } = await db.query<{ project_id: number }>('DELETE FROM project_group_links WHERE group_id = $1 RETURNING project_id', [groupId]);
+  return rows.map((r) => r.project_id);
+}

@@ -82,6 +82,22 @@ describe('project deletion against PostgreSQL', () => {
       client.release();
     }
     expect([await exists(a.id), await exists(b.id)]).toEqual([false, false]);
+    // a share of another namespace's project with a deleted group goes too
+    await upsertNamespace(pool, { id: 11, name: 'other', path: 'other', kind: 'user', full_path: 'other', parent_id: null, owner_id: 9, owner_username: 'other', owner_name: 'Other', owner_state: 'active', version: 1 });
+    const { rows: [kept] } = await pool.query<{ id: number }>(
+      `INSERT INTO projects (namespace_id, name, path, visibility, creator_id) VALUES (11, 'kept', 'kept', 'private', 9) RETURNING id`,
+    );
+    await pool.query('INSERT INTO project_group_links (project_id, group_id, group_access) VALUES ($1, 500, 30)', [kept!.id]);
+    const tx = await pool.connect();
+    try {
+      await tx.query('BEGIN');
+      await onNamespaceDeleted(tx, { id: 500, kind: 'group', fullPath: 'gone-group' }, 'test.projects');
+      await tx.query('COMMIT');
+    } finally {
+      tx.release();
+    }
+    expect((await pool.query('SELECT count(*)::int AS n FROM project_group_links WHERE group_id = 500')).rows[0].n).toBe(0);
+    expect(await exists(kept!.id)).toBe(true);
     expect(await events('ProjectDeleted')).toBe(before + 2);
     expect((await pool.query('SELECT count(*)::int AS n FROM namespaces WHERE id = 10')).rows[0].n).toBe(0);
   });
