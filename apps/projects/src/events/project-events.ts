@@ -1,7 +1,14 @@
 import type { PoolClient } from '@glp/db';
-import { appendEvent, EventTypes } from '@glp/events';
+import { appendEvent, EventTypes, type PayloadType } from '@glp/events';
 import { projectEventsV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
+
+/** Every project event goes to this service's topic keyed `project:<id>`, so one project's events stay ordered. */
+function appendProjectEvent<T>(
+  client: PoolClient, topic: string, projectId: number, payloadType: PayloadType<T>, payload: T, actor: Actor,
+): Promise<void> {
+  return appendEvent(client, { topic, aggregateType: 'project', aggregateKey: `project:${projectId}`, payloadType, payload, actor }).then(() => undefined);
+}
 
 export async function recordProjectCreated(
   client: PoolClient,
@@ -9,17 +16,10 @@ export async function recordProjectCreated(
   p: { id: number; name: string; path: string; fullPath: string; namespaceId: number; creatorId: number; visibility: string; createdAt: Date },
   actor: Actor,
 ): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${p.id}`,
-    payloadType: EventTypes.ProjectCreated,
-    payload: projectEventsV1.ProjectCreated.fromPartial({
-      projectId: p.id, name: p.name, path: p.path, pathWithNamespace: p.fullPath, namespaceId: p.namespaceId,
-      creatorId: p.creatorId, visibility: p.visibility, createdAt: p.createdAt,
-    }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, p.id, EventTypes.ProjectCreated, projectEventsV1.ProjectCreated.fromPartial({
+    projectId: p.id, name: p.name, path: p.path, pathWithNamespace: p.fullPath, namespaceId: p.namespaceId,
+    creatorId: p.creatorId, visibility: p.visibility, createdAt: p.createdAt,
+  }), actor);
 }
 
 /** Outboxes ProjectMembershipChanged (key project:<id>); access level 0 means the membership was removed. */
@@ -29,28 +29,14 @@ export async function recordProjectMembershipChanged(
   m: { projectId: number; userId: number; accessLevel: number; expiresAt: string | null },
   actor: Actor,
 ): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${m.projectId}`,
-    payloadType: EventTypes.ProjectMembershipChanged,
-    payload: projectEventsV1.ProjectMembershipChanged.fromPartial({
-      projectId: m.projectId, userId: m.userId, accessLevel: m.accessLevel, expiresAt: m.expiresAt ?? '',
-    }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, m.projectId, EventTypes.ProjectMembershipChanged, projectEventsV1.ProjectMembershipChanged.fromPartial({
+    projectId: m.projectId, userId: m.userId, accessLevel: m.accessLevel, expiresAt: m.expiresAt ?? '',
+  }), actor);
 }
 
 /** Outboxes ProjectDeleted (key project:<id>): the project is gone for good; owners of attached data clean up. */
 export async function recordProjectDeleted(client: PoolClient, topic: string, p: { id: number; path_with_namespace: string; namespace_id: number }, actor: Actor): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${p.id}`,
-    payloadType: EventTypes.ProjectDeleted,
-    payload: projectEventsV1.ProjectDeleted.fromPartial({ projectId: p.id, pathWithNamespace: p.path_with_namespace, namespaceId: p.namespace_id }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, p.id, EventTypes.ProjectDeleted, projectEventsV1.ProjectDeleted.fromPartial({ projectId: p.id, pathWithNamespace: p.path_with_namespace, namespaceId: p.namespace_id }), actor);
 }
 
 /** Outboxes ProjectUpdated (key project:<id>): `changed` names the API attributes that changed. */
@@ -60,17 +46,10 @@ export async function recordProjectUpdated(
   p: { id: number; pathWithNamespace: string; visibility: string; archived: boolean; changed: string[]; markedForDeletionOn?: string | null },
   actor: Actor,
 ): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${p.id}`,
-    payloadType: EventTypes.ProjectUpdated,
-    payload: projectEventsV1.ProjectUpdated.fromPartial({
-      projectId: p.id, pathWithNamespace: p.pathWithNamespace, visibility: p.visibility, archived: p.archived, changed: p.changed,
-      markedForDeletionOn: p.markedForDeletionOn ?? '',
-    }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, p.id, EventTypes.ProjectUpdated, projectEventsV1.ProjectUpdated.fromPartial({
+    projectId: p.id, pathWithNamespace: p.pathWithNamespace, visibility: p.visibility, archived: p.archived, changed: p.changed,
+    markedForDeletionOn: p.markedForDeletionOn ?? '',
+  }), actor);
 }
 
 /** Outboxes ProjectStarred (key project:<id>): the user starred (or unstarred) the project; `starCount` after it. */
@@ -80,14 +59,7 @@ export async function recordProjectStarred(
   s: { projectId: number; userId: number; starred: boolean; starCount: number },
   actor: Actor,
 ): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${s.projectId}`,
-    payloadType: EventTypes.ProjectStarred,
-    payload: projectEventsV1.ProjectStarred.fromPartial({ projectId: s.projectId, userId: s.userId, starred: s.starred, starCount: s.starCount }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, s.projectId, EventTypes.ProjectStarred, projectEventsV1.ProjectStarred.fromPartial({ projectId: s.projectId, userId: s.userId, starred: s.starred, starCount: s.starCount }), actor);
 }
 
 /** Outboxes ProjectShared (key project:<id>): the project was shared with a group. */
@@ -97,24 +69,10 @@ export async function recordProjectShared(
   l: { projectId: number; groupId: number; groupAccess: number; expiresAt: string | null },
   actor: Actor,
 ): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${l.projectId}`,
-    payloadType: EventTypes.ProjectShared,
-    payload: projectEventsV1.ProjectShared.fromPartial({ projectId: l.projectId, groupId: l.groupId, groupAccess: l.groupAccess, expiresAt: l.expiresAt ?? '' }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, l.projectId, EventTypes.ProjectShared, projectEventsV1.ProjectShared.fromPartial({ projectId: l.projectId, groupId: l.groupId, groupAccess: l.groupAccess, expiresAt: l.expiresAt ?? '' }), actor);
 }
 
 /** Outboxes ProjectUnshared (key project:<id>): the project's share with the group was removed. */
 export async function recordProjectUnshared(client: PoolClient, topic: string, l: { projectId: number; groupId: number }, actor: Actor): Promise<void> {
-  await appendEvent(client, {
-    topic,
-    aggregateType: 'project',
-    aggregateKey: `project:${l.projectId}`,
-    payloadType: EventTypes.ProjectUnshared,
-    payload: projectEventsV1.ProjectUnshared.fromPartial({ projectId: l.projectId, groupId: l.groupId }),
-    actor,
-  });
+  await appendProjectEvent(client, topic, l.projectId, EventTypes.ProjectUnshared, projectEventsV1.ProjectUnshared.fromPartial({ projectId: l.projectId, groupId: l.groupId }), actor);
 }
