@@ -1,10 +1,11 @@
 import type { identityV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
-import { pageResult, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { memberEntity } from '../presenters/member';
 import type { UrlBuilder } from '../presenters/urls';
 import { ACCESS_LEVELS, requireGroup } from './group-routes';
+import { expiryChange, listMembersParams, oneMemberParams, updateMemberParams } from './member-params';
 
 /**
  * Group members API (`lib/api/members.rb`, source type group). Signed-in callers only (`authenticate!`); the group must
@@ -16,13 +17,6 @@ import { ACCESS_LEVELS, requireGroup } from './group-routes';
 function presentMembers(members: readonly identityV1.GroupMember[], urls: UrlBuilder) {
   return members.map((m) => memberEntity(m, urls));
 }
-
-const listMembersParams = defineParams({
-  id: p.string().required(),
-  ...paginationParams,
-  query: p.string(),
-  user_ids: p.arrayOf(p.integer()),
-});
 
 function listMembersRoute(path: string, inherited: boolean): RouteDef {
   return route({
@@ -45,7 +39,7 @@ function listMembersRoute(path: string, inherited: boolean): RouteDef {
 function getMemberRoute(path: string, inherited: boolean): RouteDef {
   return route({
     method: 'GET', path, access: 'user',
-    params: defineParams({ id: p.string().required(), user_id: p.integer().required() }),
+    params: oneMemberParams,
     handler: async ({ params, services, urls }) => {
       const { member } = await services.identity.getGroupMember({ group: requireGroup(params.id), userId: params.user_id ?? 0, inherited });
       return { body: memberEntity(member!, urls) };
@@ -85,19 +79,13 @@ export const groupMemberRoutes: RouteDef[] = [
 
   route({
     method: 'PUT', path: '/groups/:id/members/:user_id', access: 'user',
-    params: defineParams({
-      id: p.string().required(),
-      user_id: p.integer().required(),
-      access_level: p.int32().required().values(ACCESS_LEVELS),
-      expires_at: p.date(),
-    }),
+    params: updateMemberParams,
     handler: async ({ params, services, urls }) => {
       const { member } = await services.identity.updateGroupMember({
         group: requireGroup(params.id),
         userId: params.user_id ?? 0,
         accessLevel: params.access_level,
-        // absent: unchanged; sent empty: removed (Grape coerces "" to nil and the update clears it)
-        expiresAt: params.expires_at === undefined ? undefined : (params.expires_at ?? 'none'),
+        expiresAt: expiryChange(params.expires_at),
       });
       return { body: memberEntity(member!, urls) };
     },
@@ -105,7 +93,7 @@ export const groupMemberRoutes: RouteDef[] = [
 
   route({
     method: 'DELETE', path: '/groups/:id/members/:user_id', access: 'user',
-    params: defineParams({ id: p.string().required(), user_id: p.integer().required() }),
+    params: oneMemberParams,
     handler: async ({ params, services }) => {
       await services.identity.removeGroupMember({ group: requireGroup(params.id), userId: params.user_id ?? 0 });
       return { status: 204 }; // destroy_conditionally!: 204, no body

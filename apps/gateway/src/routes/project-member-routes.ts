@@ -1,10 +1,11 @@
 import type { projectsV1 } from '@glp/proto';
 import { defineParams, p } from '../http/params';
 import { HttpError } from '../http/errors';
-import { pageResult, paginationParams, parsePagination } from '../http/pagination';
+import { pageResult, parsePagination } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { projectMemberEntity } from '../presenters/member';
 import { ACCESS_LEVELS } from './group-routes';
+import { expiryChange, listMembersParams, oneMemberParams, updateMemberParams } from './member-params';
 import { projectSelector } from './project-routes';
 
 /**
@@ -24,7 +25,7 @@ export function requireProject(id: string | null | undefined): projectsV1.Projec
 function listRoute(path: string, inherited: boolean): RouteDef {
   return route({
     method: 'GET', path, access: 'user',
-    params: defineParams({ id: p.string().required(), ...paginationParams, query: p.string(), user_ids: p.arrayOf(p.integer()) }),
+    params: listMembersParams,
     handler: async ({ req, params, services, urls }) => {
       const { page, perPage } = parsePagination(params);
       const res = await services.projects.listProjectMembers({
@@ -38,7 +39,7 @@ function listRoute(path: string, inherited: boolean): RouteDef {
 function getRoute(path: string, inherited: boolean): RouteDef {
   return route({
     method: 'GET', path, access: 'user',
-    params: defineParams({ id: p.string().required(), user_id: p.integer().required() }),
+    params: oneMemberParams,
     handler: async ({ params, services, urls }) => {
       const { member } = await services.projects.getProjectMember({ project: requireProject(params.id), userId: params.user_id ?? 0, inherited });
       return { body: projectMemberEntity(member!, urls) };
@@ -73,19 +74,13 @@ export const projectMemberRoutes: RouteDef[] = [
 
   route({
     method: 'PUT', path: '/projects/:id/members/:user_id', access: 'user',
-    params: defineParams({
-      id: p.string().required(),
-      user_id: p.integer().required(),
-      access_level: p.int32().required().values(ACCESS_LEVELS),
-      expires_at: p.date(),
-    }),
+    params: updateMemberParams,
     handler: async ({ params, services, urls }) => {
       const { member } = await services.projects.updateProjectMember({
         project: requireProject(params.id),
         userId: params.user_id ?? 0,
         accessLevel: params.access_level ?? 0,
-        // absent: unchanged; sent empty: removed
-        expiresAt: params.expires_at === undefined ? undefined : (params.expires_at ?? 'none'),
+        expiresAt: expiryChange(params.expires_at),
       });
       return { body: projectMemberEntity(member!, urls) };
     },
@@ -93,7 +88,7 @@ export const projectMemberRoutes: RouteDef[] = [
 
   route({
     method: 'DELETE', path: '/projects/:id/members/:user_id', access: 'user',
-    params: defineParams({ id: p.string().required(), user_id: p.integer().required() }),
+    params: oneMemberParams,
     handler: async ({ params, services }) => {
       await services.projects.removeProjectMember({ project: requireProject(params.id), userId: params.user_id ?? 0 });
       return { status: 204 };
