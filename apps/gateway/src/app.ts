@@ -7,6 +7,7 @@ import { TokenAuthenticator } from './auth/token-authenticator';
 import type { Services } from './clients';
 import { errorHandler, HttpError } from './http/errors';
 import { accessLog } from './http/access-log';
+import { movedProjectHandler } from './http/moved-project';
 import type { ReadinessProbe } from './http/readiness';
 import { registerRoutes } from './http/register-routes';
 import { requestUrls } from './http/request-urls';
@@ -76,6 +77,8 @@ export function createApp(deps: GatewayDeps): Express {
   });
   // Grape's catch-all for unknown API routes.
   api.use((_req, _res, next) => next(new HttpError(404, { error: '404 Not Found' })));
+  // A project reached by an old path as a route's `:id`: 301 to the route with its id (GET/HEAD), else 405.
+  api.use(movedProjectHandler(urlsFor));
   app.use('/api/v4', api);
   app.use(errorHandler(deps.logger));
   return app;

@@ -8,6 +8,8 @@ import {
 import { loadProjectsConfig } from './config';
 import { startDeletionPurge } from './app/delete-project';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
+import { onRepositoryImportStateChanged } from './events/repository-import-consumer';
+import { onRepositoryStatisticsChanged } from './events/repository-statistics-consumer';
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
 import { migrateProjects } from './migrations';
@@ -35,7 +37,7 @@ async function main(): Promise<void> {
 
   const consumer = new EventConsumer({
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'projects',
-    topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX)], logger,
+    topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX), topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
     fromBeginning: true,
     handlers: {
@@ -44,6 +46,8 @@ async function main(): Promise<void> {
       ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserChanged, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserDeleted, ({ client, payload }) => onUserDeleted(client, payload)),
+      ...onEvent(EventTypes.RepositoryImportStateChanged, ({ client, payload }) => onRepositoryImportStateChanged(client, payload, topicFor('projects', config.KAFKA_TOPIC_PREFIX))),
+      ...onEvent(EventTypes.RepositoryStatisticsChanged, ({ client, payload, envelope }) => onRepositoryStatisticsChanged(client, payload, envelope.occurredAt)),
     },
   });
   // Non-blocking: the API serves during a Kafka outage; the consumer catches up when it returns.

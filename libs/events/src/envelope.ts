@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { accessRequestEventsV1, Any, eventsV1, identityEventsV1, projectEventsV1 } from '@glp/proto';
+import { accessRequestEventsV1, Any, eventsV1, identityEventsV1, projectEventsV1, repositoryEventsV1 } from '@glp/proto';
 
 export type EventEnvelope = eventsV1.EventEnvelope;
 
@@ -39,6 +39,10 @@ export const EventTypes = Object.freeze({
   ProjectDeleted: payloadType(`${projectEventsV1.protobufPackage}.ProjectDeleted`, projectEventsV1.ProjectDeleted),
   ProjectShared: payloadType(`${projectEventsV1.protobufPackage}.ProjectShared`, projectEventsV1.ProjectShared),
   ProjectUnshared: payloadType(`${projectEventsV1.protobufPackage}.ProjectUnshared`, projectEventsV1.ProjectUnshared),
+  ProjectForked: payloadType(`${projectEventsV1.protobufPackage}.ProjectForked`, projectEventsV1.ProjectForked),
+  ProjectForkRemoved: payloadType(`${projectEventsV1.protobufPackage}.ProjectForkRemoved`, projectEventsV1.ProjectForkRemoved),
+  RepositoryImportStateChanged: payloadType(`${repositoryEventsV1.protobufPackage}.RepositoryImportStateChanged`, repositoryEventsV1.RepositoryImportStateChanged),
+  RepositoryStatisticsChanged: payloadType(`${repositoryEventsV1.protobufPackage}.RepositoryStatisticsChanged`, repositoryEventsV1.RepositoryStatisticsChanged),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
   UserChanged: payloadType(`${identityEventsV1.protobufPackage}.UserChanged`, identityEventsV1.UserChanged),
   UserDeleted: payloadType(`${identityEventsV1.protobufPackage}.UserDeleted`, identityEventsV1.UserDeleted),

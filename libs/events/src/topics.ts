@@ -1,11 +1,12 @@
 /** The aggregates that publish domain events, one topic each. */
-export type Aggregate = 'identity' | 'projects' | 'access-requests';
+export type Aggregate = 'identity' | 'projects' | 'access-requests' | 'repo-admin';
 
 /** Base topic names (without prefix). Messages are keyed by aggregate key, e.g. "project:42". */
 export const TOPICS: Readonly<Record<Aggregate, string>> = Object.freeze({
   identity: 'gitlab.identity.events',
   projects: 'gitlab.projects.events',
   'access-requests': 'gitlab.access_requests.events',
+  'repo-admin': 'gitlab.repo_admin.events',
 });
 
 const TOPIC_RE = /^[a-zA-Z0-9._-]{1,249}$/;

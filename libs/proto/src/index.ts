@@ -4,6 +4,7 @@ export * as accessRequestEventsV1 from './gen/gitlab/events/v1/access_request_ev
 export * as eventsV1 from './gen/gitlab/events/v1/envelope';
 export * as identityEventsV1 from './gen/gitlab/events/v1/identity_events';
 export * as projectEventsV1 from './gen/gitlab/events/v1/project_events';
+export * as repositoryEventsV1 from './gen/gitlab/events/v1/repository_events';
 export * as identityV1 from './gen/gitlab/identity/v1/identity';
 export * as projectsV1 from './gen/gitlab/projects/v1/projects';
 export { Any } from './gen/google/protobuf/any';

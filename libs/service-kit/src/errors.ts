@@ -14,7 +14,10 @@ export type ErrorKind =
   | 'not_modified'
   | 'precondition_failed'
   | 'unavailable'
-  | 'internal';
+  | 'internal'
+  // The project was reached by an old (redirected) full path: the API answers 301 to the route with its id for GET,
+  // 405 otherwise (GitLab `find_project!`). Carries the project id (`movedToId`).
+  | 'moved';
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -23,6 +26,8 @@ export class DomainError extends Error {
     public readonly kind: ErrorKind,
     message: string,
     public readonly fields?: FieldErrors,
+    /** For `moved`: the id of the project the old path leads to. */
+    public readonly movedToId?: number,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -51,6 +56,11 @@ export const conflict = (message: string) => new DomainError('conflict', message
 export const rejected = (message: string) => new DomainError('rejected', message);
 export const unprocessable = (message: string) => new DomainError('unprocessable', message);
 export const notModified = () => new DomainError('not_modified', 'not modified');
+/**
+ * The project (readable by the caller) was found through a redirect route of an old full path. Its message is
+ * "Project", so that a consumer that does not know the kind still renders GitLab's 404 Project Not Found.
+ */
+export const projectMoved = (projectId: number) => new DomainError('moved', 'Project', undefined, projectId);
 
 const KIND_TO_GRPC: Record<ErrorKind, status> = {
   not_found: status.NOT_FOUND,
@@ -65,6 +75,7 @@ const KIND_TO_GRPC: Record<ErrorKind, status> = {
   precondition_failed: status.FAILED_PRECONDITION,
   unavailable: status.UNAVAILABLE,
   internal: status.INTERNAL,
+  moved: status.NOT_FOUND, // not under that name (any more)
 };
 
 const GRPC_TO_KIND: Partial<Record<status, ErrorKind>> = {
@@ -81,6 +92,7 @@ const GRPC_TO_KIND: Partial<Record<status, ErrorKind>> = {
 
 const KIND_KEY = 'x-glp-error-kind';
 const FIELDS_KEY = 'x-glp-error-fields';
+const MOVED_TO_KEY = 'x-glp-error-moved-to-id';
 
 export interface GrpcErrorPayload {
   code: status;
@@ -94,6 +106,7 @@ export function toGrpcError(err: unknown): GrpcErrorPayload {
   if (err instanceof DomainError) {
     metadata.set(KIND_KEY, err.kind);
     if (err.fields) metadata.set(FIELDS_KEY, JSON.stringify(err.fields));
+    if (err.movedToId !== undefined) metadata.set(MOVED_TO_KEY, String(err.movedToId));
     return { code: KIND_TO_GRPC[err.kind], details: err.message, metadata };
   }
   metadata.set(KIND_KEY, 'internal');
@@ -116,5 +129,7 @@ export function fromGrpcError(err: unknown): DomainError {
       fields = undefined;
     }
   }
-  return new DomainError(kind, se.details ?? '', fields);
+  const movedTo = se.metadata?.get(MOVED_TO_KEY)[0];
+  const movedToId = typeof movedTo === 'string' && /^\d+$/.test(movedTo) ? Number(movedTo) : undefined;
+  return new DomainError(kind, se.details ?? '', fields, movedToId);
 }

@@ -23,6 +23,8 @@ describe('REDACT_PATHS with pino', () => {
       params: { private_token: 'SECRET-5', name: 'demo' },
       token: 'SECRET-6',
       err: { message: 'bad', body: 'private_token=SECRET-7' },
+      runners_token: 'SECRET-8',
+      project: { id: 1, runners_token: 'SECRET-9', runnersToken: 'SECRET-10' },
     });
     const out = lines.join('');
     expect(out).not.toContain('SECRET-');

@@ -12,7 +12,7 @@ export const CREDENTIAL_HEADERS = ['authorization', 'private-token', 'job-token'
 export const CREDENTIAL_PARAMS = ['private_token', 'access_token', 'job_token'] as const;
 
 /** Other keys never worth logging when an object carrying them is logged. */
-const SECRET_KEYS = [...CREDENTIAL_PARAMS, 'token', 'password', 'secret', 'rootToken'];
+const SECRET_KEYS = [...CREDENTIAL_PARAMS, 'token', 'password', 'secret', 'rootToken', 'runners_token', 'runnersToken'];
 
 /**
  * pino `redact` paths: credential headers wherever a request/response-like object is logged, and secret keys at

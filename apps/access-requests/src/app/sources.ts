@@ -22,6 +22,6 @@ export async function sourceFacts(deps: AccessRequestsDeps, actor: Actor, s: acc
     const { group } = await deps.identity.getGroup({ group: { selector } }, { actor });
     return { kind, id: group!.id, callerAccess: group!.callerAccessLevel, requestAccessEnabled: group!.requestAccessEnabled };
   }
-  const { project } = await deps.projects.getProject({ selector }, { actor });
+  const { project } = await deps.projects.getProject({ selector, withCustomAttributes: false, statistics: false }, { actor });
   return { kind, id: project!.id, callerAccess: project!.callerAccessLevel, requestAccessEnabled: project!.settings?.requestAccessEnabled ?? true };
 }

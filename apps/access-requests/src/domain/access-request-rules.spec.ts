@@ -19,6 +19,8 @@ describe('access request rules', () => {
     expect(requestRefusal(user(1), src('project', 10))).toBe('already a member');
     expect(requestRefusal(user(1), src('group', 0, false))).toBe('access requests are disabled');
     expect(requestRefusal(anon, src('group'))).toBe('not signed in');
+    expect(requestRefusal(user(1, true), src('project'))).toBe('an administrator');
+    expect(requestRefusal(user(1, true), src('group'))).toBe('an administrator');
   });
 
   it('lets a requester withdraw their own request only', () => {

@@ -19,9 +19,14 @@ export function canManageRequests(actor: Actor, s: SourceFacts): boolean {
   return actor.kind === 'user' && s.callerAccess >= (s.kind === 'group' ? ACCESS.OWNER : ACCESS.MAINTAINER);
 }
 
-/** Why the caller may not request access (GitLab answers 403), or undefined when they may. */
+/**
+ * Why the caller may not request access (GitLab answers 403), or undefined when they may. GitLab's policies
+ * (`app/policies/project_policy.rb`, `group_policy.rb`): `rule { owner | admin | guest | group_member | group_requester }
+ * .prevent :request_access` — an administrator never requests access, members of any level neither.
+ */
 export function requestRefusal(actor: Actor, s: SourceFacts): string | undefined {
   if (actor.kind !== 'user') return 'not signed in';
+  if (actor.admin) return 'an administrator';
   if (s.callerAccess > 0) return 'already a member';
   if (!s.requestAccessEnabled) return 'access requests are disabled';
   return undefined;

@@ -70,6 +70,7 @@ describe('fromDomainError', () => {
     ['precondition_failed', 'stale', undefined, 412, { message: '412 Precondition Failed' }],
     ['unavailable', 'db down at 10.0.0.3', undefined, 503, { message: '503 Service Unavailable' }],
     ['internal', 'null pointer', undefined, 500, { message: '500 Internal Server Error' }],
+    ['moved', 'Project', undefined, 404, { message: '404 Project Not Found' }], // off a route's :id (movedProjectHandler answers there)
   ] as Array<[ErrorKind, string, Record<string, string[]> | undefined, number, unknown]>)('%s %p → %i', (kind, message, fields, status, body) => {
     const e = fromDomainError(kind, message, fields);
     expect(e.status).toBe(status);

@@ -135,12 +135,15 @@ export function fromDomainError(kind: ErrorKind, message: string, fields?: Field
       return HttpError.serviceUnavailable(); // the service's own text is internal detail
     case 'internal':
       return HttpError.internal();
+    case 'moved':
+      // A moved project is answered 301/405 by `movedProjectHandler` on its route's `:id`; anywhere else it stays hidden.
+      return HttpError.notFound('Project');
   }
 }
 
 const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
   'not_found', 'forbidden', 'unauthenticated', 'invalid', 'bad_request', 'rejected', 'conflict', 'unprocessable',
-  'not_modified', 'precondition_failed', 'unavailable', 'internal',
+  'not_modified', 'precondition_failed', 'unavailable', 'internal', 'moved',
 ]);
 
 /**

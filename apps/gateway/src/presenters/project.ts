@@ -18,6 +18,10 @@ export interface Viewer {
   /** Signed in (not anonymous). */
   authenticated: boolean;
   admin: boolean;
+  /** `with_custom_attributes` asked for by an administrator: show `custom_attributes` (filled by the service). */
+  customAttributes?: boolean;
+  /** GET /projects/:id with `license=true` (listings never pass it): show `license_url` and `license`. */
+  license?: boolean;
 }
 
 /** Can the viewer read the code (repository feature enabled for them)? */
@@ -43,17 +47,17 @@ function namespaceEntity(p: projectsV1.Project, urls: UrlBuilder) {
 }
 
 /** GitLab's project entities, each a superset of the one before (`lib/api/entities/project*.rb`). */
-export type ProjectShape = 'basic' | 'entity' | 'with_access';
+export type ProjectShape = 'basic' | 'details' | 'entity' | 'with_access';
 
 /**
- * ProjectIdentity + BasicProjectDetails (`basic`), the Project entity (`entity`), ProjectWithAccess
+ * ProjectIdentity + BasicProjectDetails (`basic`), ProjectDetails (`details`: and `forked_from_project`), the Project entity (`entity`), ProjectWithAccess
  * (`with_access`: and the caller's permissions), as ONE object literal whose absent fields are `undefined`
  * (JSON.stringify omits them), like Grape's `expose ..., if:`. Not built by spreading one entity into the next:
  * V8 builds a large literal that starts with a spread property by property on a slow path, ~200x slower
  * (0.5 ms per project), which was the largest cost of GET /projects/:id.
  */
 export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: Viewer, shape: ProjectShape) {
-  const full = shape !== 'basic';
+  const full = shape === 'entity' || shape === 'with_access';
   const ns = p.namespace;
   const pwn = `${ns?.fullPath ?? ''}/${p.path}`;
   const code = canReadCode(p, viewer);
@@ -63,6 +67,7 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
   const visibility = visibilityName(p.visibility);
   const issues = enabled(s.issuesAccessLevel);
   const mrs = enabled(s.mergeRequestsAccessLevel);
+  const forkedFrom = shape !== 'basic' && p.forkedFromProject ? forkSourceDetails(p.forkedFromProject, urls, viewer) : undefined;
   return {
     id: p.id,
     description: p.description ?? null,
@@ -79,11 +84,17 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     web_url: urls.web(pwn),
     readme_url: code ? null : undefined,
     forks_count: code ? p.forksCount : undefined,
+    // No repository files exist yet, so no license is detected: GitLab shows both as null when asked (`if: :license`).
+    license_url: viewer.license ? null : undefined,
+    license: viewer.license ? null : undefined,
     avatar_url: null,
     star_count: p.starCount,
     last_activity_at: iso(p.lastActivityAt),
     namespace: namespaceEntity(p, urls),
+    custom_attributes: viewer.customAttributes ? p.customAttributes.map((a) => ({ key: a.key, value: a.value })) : undefined,
     repository_storage: viewer.admin ? p.repositoryStorage : undefined,
+    // ProjectDetails: the source of a fork, when the caller may read it (the service leaves it out otherwise).
+    forked_from_project: forkedFrom,
     container_registry_image_prefix: full ? `registry.${urls.host}/${p.namespace?.fullPath ?? ''}/${p.path}`.toLowerCase() : undefined,
     _links: !full ? undefined : {
       self,
@@ -105,8 +116,13 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     } : undefined,
     resolve_outdated_diff_discussions: full ? s.resolveOutdatedDiffDiscussions ?? false : undefined,
     container_expiration_policy: !full ? undefined : {
-      cadence: '1d', enabled: false, keep_n: 10, older_than: '90d', name_regex: '.*', name_regex_keep: null,
-      next_run_at: iso(new Date((p.createdAt?.getTime() ?? Date.now()) + 86400000)),
+      cadence: s.containerExpirationPolicyCadence ?? '1d',
+      enabled: s.containerExpirationPolicyEnabled ?? false,
+      keep_n: s.containerExpirationPolicyKeepN || null,
+      older_than: s.containerExpirationPolicyOlderThan || null,
+      name_regex: s.containerExpirationPolicyNameRegex || null,
+      name_regex_keep: s.containerExpirationPolicyNameRegexKeep || null,
+      next_run_at: s.containerExpirationPolicyNextRunAt || null,
     },
     repository_object_format: full ? s.repositoryObjectFormat ?? 'sha1' : undefined,
     issues_enabled: full ? issues : undefined,
@@ -134,17 +150,19 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     feature_flags_access_level: full ? s.featureFlagsAccessLevel : undefined,
     infrastructure_access_level: full ? s.infrastructureAccessLevel : undefined,
     monitor_access_level: full ? s.monitorAccessLevel : undefined,
-    model_experiments_access_level: full ? 'enabled' : undefined,
-    model_registry_access_level: full ? 'enabled' : undefined,
+    model_experiments_access_level: full ? s.modelExperimentsAccessLevel : undefined,
+    model_registry_access_level: full ? s.modelRegistryAccessLevel : undefined,
     emails_disabled: full ? !(s.emailsEnabled ?? true) : undefined,
     emails_enabled: full ? s.emailsEnabled ?? true : undefined,
     shared_runners_enabled: full ? s.sharedRunnersEnabled ?? true : undefined,
     lfs_enabled: full ? s.lfsEnabled ?? true : undefined,
     creator_id: full ? p.creatorId : undefined,
+    // Forks only: whether merge requests target the fork itself by default (false: the upstream project).
+    mr_default_target_self: full && p.forked ? s.mrDefaultTargetSelf ?? false : undefined,
     import_url: full ? null : undefined,
     import_type: full ? null : undefined,
     import_status: full ? p.importStatus || 'none' : undefined,
-    import_error: maintainer ? null : undefined,
+    import_error: maintainer ? p.importError || null : undefined,
     open_issues_count: full && issues ? p.openIssuesCount : undefined,
     description_html: full ? (p.description ? `<p data-sourcepos="1:1-1:${p.description.length}" dir="auto">${escapeHtml(p.description)}</p>` : '') : undefined,
     updated_at: full ? iso(p.updatedAt) : undefined,
@@ -160,7 +178,8 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     keep_latest_artifact: maintainer ? s.keepLatestArtifact : undefined,
     restrict_user_defined_variables: maintainer ? s.restrictUserDefinedVariables : undefined,
     ci_pipeline_variables_minimum_override_role: maintainer ? 'developer' : undefined,
-    runners_token: maintainer ? null : undefined,
+    // Only on the answers GitLab renders with `user_can_admin_project` (the service fills it there for Maintainers+).
+    runners_token: maintainer && p.runnersToken ? p.runnersToken : undefined,
     runner_token_expiration_interval: maintainer ? null : undefined,
     group_runners_enabled: maintainer ? s.groupRunnersEnabled : undefined,
     auto_cancel_pending_pipelines: maintainer ? s.autoCancelPendingPipelines : undefined,
@@ -188,6 +207,20 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     merge_commit_template: full ? s.mergeCommitTemplate || null : undefined,
     squash_commit_template: full ? s.squashCommitTemplate || null : undefined,
     issue_branch_template: full ? s.issueBranchTemplate || null : undefined,
+    // Asked (`statistics=true`) and allowed (Reporter+, administrators): the service fills it only then.
+    statistics: full && p.statistics ? {
+      commit_count: p.statistics.commitCount,
+      storage_size: p.statistics.storageSize,
+      repository_size: p.statistics.repositorySize,
+      wiki_size: p.statistics.wikiSize,
+      lfs_objects_size: p.statistics.lfsObjectsSize,
+      job_artifacts_size: p.statistics.jobArtifactsSize,
+      pipeline_artifacts_size: p.statistics.pipelineArtifactsSize,
+      packages_size: p.statistics.packagesSize,
+      snippets_size: p.statistics.snippetsSize,
+      uploads_size: p.statistics.uploadsSize,
+      container_registry_size: p.statistics.containerRegistrySize,
+    } : undefined,
     warn_about_potentially_unwanted_characters: full ? s.warnAboutPotentiallyUnwantedCharacters : undefined,
     autoclose_referenced_issues: full ? s.autocloseReferencedIssues : undefined,
     max_artifacts_size: full ? null : undefined,
@@ -207,6 +240,12 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
   };
 }
 
+/** A fork's `forked_from_project` (BasicProjectDetails). Typed apart: the entity would otherwise infer its type from itself. */
+const forkSourceDetails: (p: projectsV1.Project, urls: UrlBuilder, viewer: Viewer) => object = (p, urls, viewer) =>
+  // The service sends the source's identity and counts only: no custom attributes of its own (license, like GitLab's
+  // options, passes through).
+  presentProject(p, urls, { authenticated: viewer.authenticated, admin: viewer.admin, license: viewer.license }, 'basic');
+
 /** ProjectIdentity + BasicProjectDetails (listings with `simple=true`, anonymous callers). */
 export const basicProjectDetails = (p: projectsV1.Project, urls: UrlBuilder, viewer: Viewer) => presentProject(p, urls, viewer, 'basic');
 /** The full Project entity (create, update). */
@@ -216,7 +255,7 @@ export const projectWithAccess = (p: projectsV1.Project, urls: UrlBuilder, viewe
 
 /** What GET /projects/:id returns: ProjectWithAccess when signed in, ProjectDetails for anonymous callers. */
 export function projectForViewer(p: projectsV1.Project, urls: UrlBuilder, viewer: Viewer) {
-  return presentProject(p, urls, viewer, viewer.authenticated ? 'with_access' : 'basic');
+  return presentProject(p, urls, viewer, viewer.authenticated ? 'with_access' : 'details');
 }
 
 const NO_SETTINGS = projectsV1.ProjectSettings.fromPartial({});

@@ -4,7 +4,9 @@ import { groupMemberRoutes } from './group-member-routes';
 import { groupRoutes } from './group-routes';
 import { metaRoutes } from './meta-routes';
 import { namespaceRoutes } from './namespace-routes';
+import { projectCustomAttributeRoutes } from './project-custom-attribute-routes';
 import { projectDeletionRoutes } from './project-deletion-routes';
+import { projectForkRoutes } from './project-fork-routes';
 import { projectTransferRoutes } from './project-transfer-routes';
 import { projectEditRoutes } from './project-edit-routes';
 import { projectLifecycleRoutes } from './project-lifecycle-routes';
@@ -21,8 +23,9 @@ import { userProjectRoutes } from './user-project-routes';
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
-    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...projectForkRoutes, ...groupRoutes, ...groupMemberRoutes,
     ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
     ...userProjectRoutes,
+    ...projectCustomAttributeRoutes,
   ];
 }

@@ -7,7 +7,6 @@ import { projectAttributeParams, visibilityToProto } from './project-routes';
 import { settingsFromParams } from './project-settings-params';
 
 const OWNER = 50;
-const FEATURE = ['disabled', 'private', 'enabled'] as const;
 
 /**
  * Params GitLab's `put ':id'` declares (so its validation accepts them, with its types and values) that the projects
@@ -18,13 +17,11 @@ const FEATURE = ['disabled', 'private', 'enabled'] as const;
  */
 const NOT_KEPT = {
   // CE project attributes
+  // (model_experiments_access_level, model_registry_access_level, show_default_award_emojis and
+  // container_expiration_policy_attributes are kept: settings params, project-settings-params.ts.)
   package_registry_access_level: p.enumOf(['disabled', 'private', 'enabled', 'public']),
-  model_experiments_access_level: p.enumOf(FEATURE),
-  model_registry_access_level: p.enumOf(FEATURE),
-  show_default_award_emojis: p.boolean(),
   show_diff_preview_in_email: p.boolean(),
   resource_group_default_process_mode: p.enumOf(['unordered', 'oldest_first', 'newest_first', 'newest_ready_first']),
-  container_expiration_policy_attributes: p.hash(),
   /** A file (multipart; not a param here). `avatar=` (empty) or null removes the avatar, which no project has; any other text is invalid. */
   avatar: p.string().regexp(/^$/),
   /** Administrators only: GitLab schedules a repository storage move. */
@@ -116,7 +113,7 @@ export const projectEditRoutes: RouteDef[] = [
       const project = requireProject(params.id);
       if (params.ci_delete_pipelines_in_seconds !== undefined && !actor.admin) {
         // Owner-only in GitLab though the service does not keep it: refuse a non-Owner as GitLab does (a hidden project stays 404).
-        const { project: seen } = await services.projects.getProject({ selector: project.selector });
+        const { project: seen } = await services.projects.getProject({ selector: project.selector, withCustomAttributes: false, statistics: false });
         if ((seen?.callerAccessLevel ?? 0) < OWNER) throw HttpError.forbidden();
       }
       const topics = params.topics ?? params.tag_list;

@@ -1,11 +1,12 @@
 import { projectsV1 } from '@glp/proto';
-import { defineParams, p } from '../http/params';
+import { defineParams, p, type ParamSchema } from '../http/params';
 import { HttpError } from '../http/errors';
 import { KEYSET_UNAVAILABLE, keysetResult, pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteContext, type RouteDef } from '../http/route';
 import type { InferParams } from '../http/params';
 import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
 import { createSettingsParamFields, settingsFromParams, settingsParamFields } from './project-settings-params';
+import { customAttributePairs, showsCustomAttributes } from './custom-attribute-params';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_TO_PROTO = {
@@ -55,8 +56,8 @@ const createProjectParams = defineParams({
 }).atLeastOneOf('name', 'path');
 
 /**
- * The filters every project listing shares (GitLab's `collection_params` + `statistics_params`). `statistics` is
- * accepted; no statistics data exists, so the field stays absent, as GitLab leaves it out for callers below Reporter.
+ * The filters every project listing shares (GitLab's `collection_params` + `statistics_params`). `statistics` shows each
+ * project's statistics to callers who are Reporter or above in it (administrators: all); listings never pass `license`.
  */
 export const projectListingParamFields = {
   ...paginationParams,
@@ -75,6 +76,7 @@ export const projectListingParamFields = {
   with_programming_language: p.string(),
   statistics: p.boolean().default(false),
   with_custom_attributes: p.boolean(),
+  custom_attributes: p.hash(),
   min_access_level: p.int32().values(ACCESS_LEVELS),
   id_after: p.integer(),
   id_before: p.integer(),
@@ -92,6 +94,8 @@ const listProjectsParams = defineParams(projectListingParamFields);
 export interface ListingScope {
   namespaceId?: number;
   starredByUserId?: number;
+  /** GET /projects/:id/forks: only direct forks of this project. */
+  forkedFromProjectId?: number;
 }
 
 /**
@@ -137,29 +141,66 @@ export async function listProjectsPage(
     withMergeRequestsEnabled: params.with_merge_requests_enabled,
     withProgrammingLanguage: params.with_programming_language ?? undefined,
     repositoryStorage: params.repository_storage ?? '',
+    customAttributes: customAttributePairs(params.custom_attributes),
+    withCustomAttributes: params.with_custom_attributes === true,
+    statistics: params.statistics,
+    forkedFromProjectId: scope.forkedFromProjectId ?? 0,
   });
-  const viewer = { authenticated: actor.kind === 'user', admin: actor.admin };
+  const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor) };
   const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;
   const items = res.projects.map((proj) => present(proj, urls, viewer));
   if (keyset) return keysetResult(req, urls.base, sort, items, res.projects.length ? Number(res.projects[res.projects.length - 1]!.id) : undefined);
   return pageResult(req, urls.base, { page, perPage }, items, Number(res.total));
 }
 
+type CreateParams = typeof createProjectParams extends ParamSchema<infer F> ? InferParams<F> : never;
+
+/** POST /projects and POST /projects/user/:user_id: the create request (`userId` 0: as the caller). */
+function createProjectRequest(params: CreateParams, userId: number): projectsV1.CreateProjectRequest {
+  return {
+    name: params.name ?? undefined,
+    path: params.path ?? undefined,
+    namespaceId: params.namespace_id ?? 0,
+    description: params.description ?? undefined,
+    visibility: visibilityToProto(params.visibility),
+    defaultBranch: params.default_branch ?? undefined,
+    topics: [...(params.topics ?? []), ...(params.tag_list ?? [])],
+    initializeWithReadme: params.initialize_with_readme ?? false,
+    settings: settingsFromParams(params),
+    userId,
+  };
+}
+
+/**
+ * POST /projects/user/:user_id (GitLab `lib/api/projects.rb` `post "user/:user_id"`): POST /projects' params with `name`
+ * required and `user_id` an Integer; Grape's 400s come before `authenticated_as_admin!` (403), then `User.find_by(id:)`
+ * (404 User Not Found, decided by the projects service, which creates the project as that user).
+ */
+const createProjectForUserParams = defineParams({
+  ...projectAttributeParams,
+  name: p.string().required(),
+  user_id: p.integer().required(),
+  namespace_id: p.integer(),
+  initialize_with_readme: p.boolean(),
+  ...createSettingsParamFields,
+});
+
 export const projectRoutes: RouteDef[] = [
   route({
     method: 'POST', path: '/projects', access: 'user', params: createProjectParams,
     handler: async ({ params, actor, services, urls }) => {
-      const { project } = await services.projects.createProject({
-        name: params.name ?? undefined,
-        path: params.path ?? undefined,
-        namespaceId: params.namespace_id ?? 0,
-        description: params.description ?? undefined,
-        visibility: visibilityToProto(params.visibility),
-        defaultBranch: params.default_branch ?? undefined,
-        topics: [...(params.topics ?? []), ...(params.tag_list ?? [])],
-        initializeWithReadme: params.initialize_with_readme ?? false,
-        settings: settingsFromParams(params),
-      });
+      const { project } = await services.projects.createProject(createProjectRequest(params, 0));
+      return { status: 201, body: projectEntity(project!, urls, { authenticated: true, admin: actor.admin }) };
+    },
+  }),
+
+  route({
+    method: 'POST', path: '/projects/user/:user_id', access: 'user', params: createProjectForUserParams,
+    handler: async ({ params, actor, services, urls }) => {
+      if (!actor.admin) throw HttpError.forbidden(); // authenticated_as_admin!
+      const userId = params.user_id ?? 0;
+      if (userId < 1) throw HttpError.notFound('User'); // no user has such an id (and 0 would mean the caller)
+      const { project } = await services.projects.createProject(createProjectRequest(params, userId));
       return { status: 201, body: projectEntity(project!, urls, { authenticated: true, admin: actor.admin }) };
     },
   }),
@@ -170,8 +211,8 @@ export const projectRoutes: RouteDef[] = [
     handler: async ({ params, actor, services, urls }) => {
       const selector = projectSelector(params.id ?? '');
       if (!selector) throw HttpError.notFound('Project');
-      const { project } = await services.projects.getProject({ selector });
-      return { body: projectForViewer(project!, urls, { authenticated: actor.kind === 'user', admin: actor.admin }) };
+      const { project } = await services.projects.getProject({ selector, withCustomAttributes: params.with_custom_attributes === true, statistics: params.statistics === true });
+      return { body: projectForViewer(project!, urls, { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor), license: params.license === true }) };
     },
   }),
 

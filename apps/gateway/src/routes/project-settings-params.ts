@@ -1,4 +1,6 @@
 import type { projectsV1 } from '@glp/proto';
+import { HttpError } from '../http/errors';
+import { coerceBoolean, coerceInteger, coerceString, INVALID } from '../http/param-coercion';
 import { p, type ParamFields } from '../http/params';
 
 const FEATURE = ['disabled', 'private', 'enabled'] as const;
@@ -59,6 +61,9 @@ const SETTINGS = {
   external_authorization_classification_label: ['externalAuthorizationClassificationLabel', p.string()],
   build_coverage_regex: ['buildCoverageRegex', p.string()],
   mr_default_target_self: ['mrDefaultTargetSelf', p.boolean()],
+  model_experiments_access_level: ['modelExperimentsAccessLevel', p.enumOf(FEATURE)],
+  model_registry_access_level: ['modelRegistryAccessLevel', p.enumOf(FEATURE)],
+  show_default_award_emojis: ['showDefaultAwardEmojis', p.boolean()],
 } as const satisfies Record<string, readonly [keyof projectsV1.ProjectSettings, ParamFields[string]]>;
 
 /** Settings only a create takes (GitLab's `optional_create_project_params`; PUT /projects/:id does not declare them). */
@@ -82,7 +87,10 @@ const paramsOf = <T extends Record<string, readonly [string, ParamFields[string]
 
 type SettingsParams = ParamsOf<typeof SETTINGS> & {
   [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean>;
-} & { emails_disabled: ReturnType<typeof p.boolean>; public_builds: ReturnType<typeof p.boolean> };
+} & {
+  emails_disabled: ReturnType<typeof p.boolean>; public_builds: ReturnType<typeof p.boolean>;
+  container_expiration_policy_attributes: ReturnType<typeof p.hash>;
+};
 
 /** The settings params of POST /projects and PUT /projects/:id (with the deprecated aliases GitLab still takes). */
 export const settingsParamFields: SettingsParams = {
@@ -90,6 +98,7 @@ export const settingsParamFields: SettingsParams = {
   ...(Object.fromEntries(Object.keys(LEGACY_FEATURE_FLAGS).map((k) => [k, p.boolean()])) as { [K in keyof typeof LEGACY_FEATURE_FLAGS]: ReturnType<typeof p.boolean> }),
   emails_disabled: p.boolean(),
   public_builds: p.boolean(),
+  container_expiration_policy_attributes: p.hash(),
 };
 
 /** The settings params only POST /projects takes. */
@@ -114,5 +123,43 @@ export function settingsFromParams(params: Record<string, unknown>): projectsV1.
     }
   }
   if (typeof params.emails_disabled === 'boolean') out.emailsEnabled = !params.emails_disabled;
+  const policy = params.container_expiration_policy_attributes;
+  if (policy && typeof policy === 'object') Object.assign(out, containerPolicySettings(policy as Record<string, unknown>));
   return out as projectsV1.ProjectSettings;
+}
+
+const POLICY_PARAM = 'container_expiration_policy_attributes';
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * `container_expiration_policy_attributes` (GitLab's `optional_container_expiration_policy_params`: cadence, keep_n,
+ * older_than, name_regex, name_regex_keep as String/Integer, enabled Boolean; other keys are not declared and dropped)
+ * as settings. A value of the wrong type is Grape's 400 `<param>[<key>] is invalid`; null is kept as null (empty / 0) so
+ * the service's validations speak ("can't be blank"); an integer too large for any option is one that is not in the list.
+ */
+function containerPolicySettings(policy: Record<string, unknown>): Partial<projectsV1.ProjectSettings> {
+  const invalid = (key: string) => new HttpError(400, { error: `${POLICY_PARAM}[${key}] is invalid` });
+  const text = (key: string) => {
+    if (!(key in policy)) return undefined;
+    const v = coerceString(policy[key]);
+    if (v === INVALID) throw invalid(key);
+    return v ?? '';
+  };
+  const out: Partial<projectsV1.ProjectSettings> = {
+    containerExpirationPolicyCadence: text('cadence'),
+    containerExpirationPolicyOlderThan: text('older_than'),
+    containerExpirationPolicyNameRegex: text('name_regex'),
+    containerExpirationPolicyNameRegexKeep: text('name_regex_keep'),
+  };
+  if ('keep_n' in policy) {
+    const n = coerceInteger(policy.keep_n);
+    if (n === INVALID) throw invalid('keep_n');
+    out.containerExpirationPolicyKeepN = n === null ? 0 : n > INT32_MAX || n <= 0 ? -1 : n;
+  }
+  if ('enabled' in policy) {
+    const b = coerceBoolean(policy.enabled);
+    if (b === INVALID) throw invalid('enabled');
+    if (b !== null) out.containerExpirationPolicyEnabled = b;
+  }
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }

@@ -34,6 +34,28 @@ describe('project deletion, delayed deletion and restore through the gateway', (
   };
   const requestsOf = async (kind: string, id: number) =>
     (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.accessRequests}.access_requests WHERE source_kind = $1 AND source_id = $2`, [kind, id])).rows[0].n as number;
+  /**
+   * Rows that still mention the project in any table of the projects schema (every column named project_id,
+   * forked_from_project_id or source_project_id, found in the catalog, so a table added later is covered) and in
+   * access-requests.
+   */
+  const leftBehind = async (projectId: number): Promise<Record<string, number>> => {
+    const { rows: columns } = await pool.query<{ table_name: string; column_name: string }>(
+      `SELECT table_name, column_name FROM information_schema.columns
+       WHERE table_schema = $1 AND column_name IN ('project_id', 'forked_from_project_id', 'source_project_id') ORDER BY 1, 2`,
+      [stack.schemas.projects],
+    );
+    const left: Record<string, number> = {};
+    for (const c of columns) {
+      const n = (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.${c.table_name} WHERE ${c.column_name} = $1`, [projectId])).rows[0].n as number;
+      if (n > 0) left[`${c.table_name}.${c.column_name}`] = n;
+    }
+    const own = (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.projects WHERE id = $1`, [projectId])).rows[0].n as number;
+    if (own > 0) left.projects = own;
+    const requests = await requestsOf('project', projectId);
+    if (requests > 0) left.access_requests = requests;
+    return left;
+  };
   const inDays = (n: number) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
 
   beforeAll(async () => {
@@ -103,5 +125,29 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     await eventually('access requests cleaned', async () => (await requestsOf('group', group.id)) + (await requestsOf('project', project.id)) === 0);
     const rows = await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.projects WHERE id = $1`, [project.id]);
     expect(rows.rows[0].n).toBe(0);
+  });
+
+  it('leaves nothing behind in any table of any service once a project with every kind of attached data is deleted', async () => {
+    const project = await expectJson(await api('/projects', { ...json('POST', { name: 'everything', visibility: 'public' }), as: 'alice' }), 201);
+    const upstream = await expectJson(await api('/projects', { ...json('POST', { name: 'upstream', visibility: 'public' }), as: 'bob' }), 201);
+    const group = await expectJson(await api('/groups', { ...json('POST', { name: 'Sharers', path: 'sharers' }), as: 'alice' }), 201);
+    await expectJson(await api(`/projects/${project.id}/members`, { ...json('POST', { user_id: ids.bob, access_level: 30 }), as: 'alice' }), 201);
+    await expectJson(await api(`/projects/${project.id}/star`, { method: 'POST', as: 'bob' }), 201);
+    await expectJson(await api(`/projects/${project.id}/share`, { ...json('POST', { group_id: group.id, group_access: 20 }), as: 'alice' }), 201);
+    await expectJson(await api(`/projects/${project.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
+    await expectJson(await api(`/projects/${project.id}/custom_attributes/team`, json('PUT', { value: 'core' })), 200);
+    await expectJson(await api(`/projects/${project.id}/fork/${upstream.id}`, { method: 'POST', as: 'alice' }), 201);
+    const fork = await expectJson(await api(`/projects/${project.id}/fork`, { ...json('POST', { path: 'everything-fork', name: 'everything fork' }), as: 'carol' }), 201);
+    await expectJson(await api(`/projects/${project.id}`, { ...json('PUT', { path: 'everything-renamed' }), as: 'alice' }), 200);
+    expect(Object.keys(await leftBehind(project.id)).length).toBeGreaterThan(3); // the check sees attached rows
+
+    await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);
+    await pool.query(`UPDATE ${stack.schemas.projects}.projects SET marked_for_deletion_on = current_date - 1 WHERE id = $1`, [project.id]);
+    await eventually('purged', async () => (await api(`/projects/${project.id}`)).status === 404);
+    await eventually('nothing left behind', async () => Object.keys(await leftBehind(project.id)).length === 0);
+    expect(await leftBehind(project.id)).toEqual({});
+    // The fork and the upstream stay, without the relation.
+    expect(await expectJson(await api(`/projects/${fork.id}`, { as: 'carol' }), 200)).not.toHaveProperty('forked_from_project');
+    expect(await expectJson(await api(`/projects/${upstream.id}`, { as: 'bob' }), 200)).toMatchObject({ forks_count: 0 });
   });
 });

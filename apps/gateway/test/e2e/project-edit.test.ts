@@ -152,14 +152,16 @@ describe('editing projects (PUT /projects/:id) through the gateway', () => {
     const moved = await edit({ path: 'app-two' }, 'bob');
     expect(moved).toMatchObject({ path: 'app-two', path_with_namespace: 'acme/app-two', web_url: `${stack.url}/acme/app-two` });
     expect(await expectJson(await api('/projects/acme%2Fapp-two', { as: 'dave' }), 200)).toMatchObject({ id: project.id });
-    expect(await expectJson(await api('/projects/acme%2Fapp', { as: 'dave' }), 404)).toEqual({ message: '404 Project Not Found' });
+    // The old path is a redirect route now (GitLab `find_project!`): 301 to the project's id (project-redirects.test.ts).
+    const old = await api('/projects/acme%2Fapp', { as: 'dave', redirect: 'manual' });
+    expect([old.status, old.headers.get('location')]).toEqual([301, `${stack.apiUrl}/projects/${project.id}`]);
     expect(await edit({ ci_delete_pipelines_in_seconds: 3600 }, 'alice')).toMatchObject({ id: project.id });
     expect(await edit({ visibility: 'private' }, 'root')).toMatchObject({ visibility: 'private' }); // the administrator
   });
 
   it("accepts what GitLab's params declare though the service keeps no such field (unchanged in the answer)", async () => {
     const before = await expectJson(await api(`/projects/${project.id}`, { as: 'alice' }), 200);
-    const after = await edit({ mirror: true, approvals_before_merge: 2, issues_template: 'x', container_expiration_policy_attributes: { cadence: '7d' } });
+    const after = await edit({ mirror: true, approvals_before_merge: 2, issues_template: 'x', merge_trains_enabled: true });
     expect(after).toMatchObject({ id: project.id, name: before.name, updated_at: before.updated_at });
     expect(await edit({ avatar: 'not-a-file' }, 'alice', 400)).toEqual({ error: 'avatar is invalid' });
   });

@@ -77,10 +77,11 @@ describe('project listings', () => {
       expect(await names('/projects?search=lsx&order_by=similarity', null)).toEqual(['lsx-gamma', 'lsx-beta', 'lsx-alpha']);
     });
 
-    it('statistics is accepted (no statistics field), with_programming_language matches nothing, repository_storage for admins', async () => {
+    it('statistics only for Reporters+ (here: the administrator, not a stranger), with_programming_language matches nothing, repository_storage for admins', async () => {
       const withStats = await expectJson(await api(`/projects?search=lsx-gamma&statistics=true`), 200);
       expect(withStats).toHaveLength(1);
-      expect(withStats[0]).not.toHaveProperty('statistics');
+      expect(withStats[0]).toHaveProperty('statistics.storage_size', 0);
+      expect((await expectJson(await api(`/projects?search=lsx-gamma&statistics=true`, { as: 'lsalice' }), 200))[0]).not.toHaveProperty('statistics');
       expect(await names('/projects?with_programming_language=Ruby')).toEqual([]);
       expect(await names('/projects?with_programming_language=')).toEqual([]);
       expect(await names('/projects?search=lsx&repository_storage=default')).toHaveLength(4);

@@ -38,7 +38,9 @@ describe('project transfer through the gateway', () => {
     const moved = await expectJson(await api(`/projects/${project.id}/transfer`, { ...json('PUT', { namespace: 'target' }), as: 'alice' }), 200);
     expect(moved).toMatchObject({ id: project.id, path_with_namespace: 'target/mover', visibility: 'internal', namespace: { id: group.id, kind: 'group', full_path: 'target' } });
     expect(await expectJson(await api(`/projects/${encodeURIComponent('target/mover')}`, { as: 'alice' }), 200)).toMatchObject({ id: project.id });
-    expect(await expectJson(await api(`/projects/${encodeURIComponent('alice/mover')}`, { as: 'alice' }), 404)).toEqual({ message: '404 Project Not Found' });
+    // The old path is a redirect route now (GitLab `find_project!`): 301 to the project's id (project-redirects.test.ts).
+    const old = await api(`/projects/${encodeURIComponent('alice/mover')}`, { as: 'alice', redirect: 'manual' });
+    expect([old.status, old.headers.get('location')]).toEqual([301, `${stack.apiUrl}/projects/${project.id}`]);
     expect(await expectJson(await api(`/projects/${project.id}/transfer`, { ...json('PUT', { namespace: group.id }), as: 'alice' }), 400)).toEqual(failure('Project is already in this namespace.'));
   });
 

@@ -8,6 +8,7 @@ import { findProjectById, insertMember, insertProject, takenInNamespace } from '
 import type { ProjectRow } from '../store/project-rows';
 import { visibilityFromProto } from '../grpc/mappers';
 import { resolveTargetNamespace } from './namespace-resolver';
+import { namespacesAs, projectCreator } from './project-creator';
 
 function takenErrors(taken: { name: boolean; path: boolean }): FieldErrors | undefined {
   const errors: FieldErrors = {};
@@ -19,15 +20,17 @@ function takenErrors(taken: { name: boolean; path: boolean }): FieldErrors | und
 /**
  * Creates a project in one transaction: the row, the creator's owner membership and
  * ProjectCreated in the outbox. Name/path clashes are reported like GitLab's validations.
+ * With `user_id` (administrators) the project is created as that user (`projectCreator`).
  */
 export async function createProject(
   pool: Pool,
-  identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'getNamespace'>,
+  identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'getNamespace' | 'getUser'>,
   topic: string,
-  actor: Actor,
+  caller: Actor,
   req: projectsV1.CreateProjectRequest,
 ): Promise<ProjectRow> {
-  if (actor.kind !== 'user') throw unauthenticated();
+  if (caller.kind !== 'user') throw unauthenticated();
+  const actor = await projectCreator(identity, caller, req.userId);
   const project = buildNewProject({
     name: req.name,
     path: req.path,
@@ -37,7 +40,7 @@ export async function createProject(
     topics: req.topics,
     settings: req.settings,
   });
-  const ns = await resolveTargetNamespace(pool, identity, actor, req.namespaceId);
+  const ns = await resolveTargetNamespace(pool, namespacesAs(identity, actor), actor, req.namespaceId);
   try {
     return await withTransaction(pool, async (client) => {
       const clash = takenErrors(await takenInNamespace(client, ns.id, project.name, project.path));
@@ -48,6 +51,7 @@ export async function createProject(
       await recordProjectCreated(client, topic, {
         id, name: row.name, path: row.path, fullPath: `${row.ns_full_path}/${row.path}`, namespaceId: ns.id,
         creatorId: actor.id, visibility: row.visibility, createdAt: row.created_at,
+        defaultBranch: row.default_branch, initializeWithReadme: req.initializeWithReadme,
       }, actor);
       return row;
     });

@@ -2,8 +2,9 @@ import { withTransaction } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
 import { forbidden, rejected, systemActor, type Actor, type Logger } from '@glp/service-kit';
 import { canRemoveProject, decideDeletion } from '../domain/deletion-rules';
-import { recordProjectDeleted, recordProjectUpdated } from '../events/project-events';
+import { recordProjectDeleted, recordProjectForksRemoved, recordProjectUpdated } from '../events/project-events';
 import { deleteProjects, lockDueForDeletion, markForDeletion, unmarkForDeletion } from '../store/deletion-store';
+import { unlinkForksOfSources } from '../store/forks-store';
 import type { ProjectsDeps } from './deps';
 import { readableProject, type ReadableProject } from './read-project';
 
@@ -12,8 +13,8 @@ export type DeletionDeps = ProjectsDeps;
 const fullPathOf = (p: ReadableProject) => `${p.row.ns_full_path}/${p.row.path}`;
 
 /**
- * DELETE /projects/:id (Owners, administrators). Without a delay the project goes at once: its row (members and stars
- * cascade) and ProjectDeleted in one transaction, so the other services drop what they hold for it. With a delay it
+ * DELETE /projects/:id (Owners, administrators). Without a delay the project goes at once: its row (members, stars and
+ * its own fork relation cascade; its forks lose their source with ProjectForkRemoved) and ProjectDeleted in one transaction, so the other services drop what they hold for it. With a delay it
  * is marked (archived, `marked_for_deletion_on`) and purged when due; `permanently_remove` + the exact `full_path`
  * deletes a marked project at once. Returns whether it was only marked.
  */
@@ -26,6 +27,7 @@ export async function deleteProject(
   if (decision.kind === 'refuse') throw rejected(decision.message);
   await withTransaction(deps.pool, async (client) => {
     if (decision.kind === 'delete') {
+      await recordProjectForksRemoved(client, deps.topic, await unlinkForksOfSources(client, { ids: [project.row.id] }), actor);
       for (const gone of await deleteProjects(client, [project.row.id])) await recordProjectDeleted(client, deps.topic, gone, actor);
       return;
     }
@@ -58,7 +60,9 @@ const SERVICE = systemActor('projects');
 /** Purges the projects whose deletion day has come (SKIP LOCKED: replicas share the work); how many went. */
 export async function purgeDueProjects(deps: ProjectsDeps, batch = 50): Promise<number> {
   return withTransaction(deps.pool, async (client) => {
-    const gone = await deleteProjects(client, await lockDueForDeletion(client, batch));
+    const due = await lockDueForDeletion(client, batch);
+    await recordProjectForksRemoved(client, deps.topic, await unlinkForksOfSources(client, { ids: due }), SERVICE);
+    const gone = await deleteProjects(client, due);
     for (const p of gone) await recordProjectDeleted(client, deps.topic, p, SERVICE);
     return gone.length;
   });

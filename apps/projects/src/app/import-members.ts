@@ -32,7 +32,8 @@ const today = () => new Date().toISOString().slice(0, 10);
 export async function importProjectMembers(deps: ProjectsDeps, actor: Actor, req: projectsV1.ImportProjectMembersRequest): Promise<ImportResult> {
   const target = await readableProject(deps, actor, req.project?.selector);
   requireAdminProject(actor, target);
-  const source = await readableProject(deps, actor, req.source?.selector);
+  // By an old path too, without 301/405: GitLab's `project_moved?` concerns only the route's `:id`.
+  const source = await readableProject(deps, actor, req.source?.selector, { followRedirects: true });
   if (!actor.admin && source.access < ACCESS.MAINTAINER) throw forbidden('Project');
   const members = await withUsers(deps, (await directMembers(deps.pool, source.row.id, { query: '', userIds: [] })).rows);
   const existing = await memberUserIds(deps.pool, target.row.id, members.map((m) => m.user.id));

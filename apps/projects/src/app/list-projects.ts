@@ -1,6 +1,9 @@
 import type { projectsV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
-import { parseSearch, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering } from '../domain/list-filter';
+import { anonymousMatchesNothing, parseSearch, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering } from '../domain/list-filter';
+import { customAttributesFilter } from '../domain/custom-attribute-rules';
+import type { CustomAttributeRow } from '../store/custom-attributes-store';
+import { shownCustomAttributes } from './custom-attributes';
 import { normalizeTopics } from '../domain/new-project';
 import { listProjects as listProjectRows } from '../store/projects-store';
 import type { ProjectRow } from '../store/project-rows';
@@ -8,6 +11,8 @@ import { visibilityFromProto } from '../grpc/mappers';
 import type { ProjectsDeps } from './deps';
 import { groupAccessOf } from './group-access';
 import { callerId } from './read-project';
+import { listingStatistics } from './project-extras';
+import type { StatisticsRow } from '../store/statistics-store';
 
 
 /**
@@ -20,10 +25,14 @@ export async function listProjects(
   deps: ProjectsDeps,
   actor: Actor,
   req: projectsV1.ListProjectsRequest,
-): Promise<{ rows: ProjectRow[]; groupAccess: Map<number, number>; total: number }> {
+): Promise<{
+  rows: ProjectRow[]; groupAccess: Map<number, number>; total: number; customAttributes?: Map<number, CustomAttributeRow[]>;
+  /** Asked (`statistics`) and allowed (Reporter+ per project, administrators): one query for the page. */
+  statistics: Map<number, StatisticsRow>;
+}> {
   const signedIn = actor.kind === 'user';
   const groupAccess = await groupAccessOf(deps.identity, actor, []);
-  const ordering = resolveOrdering(req.orderBy, req.search, signedIn);
+  const ordering = resolveOrdering(req.orderBy, req.search, signedIn, actor.admin);
   const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
   const { rows, total } = await listProjectRows(deps.pool, {
     callerId: callerId(actor),
@@ -45,8 +54,9 @@ export async function listProjects(
     lastActivityBefore: req.lastActivityBefore,
     issuesAvailable: req.withIssuesEnabled,
     mergeRequestsAvailable: req.withMergeRequestsEnabled,
-    none: programmingLanguageMatchesNothing(req.withProgrammingLanguage),
+    none: programmingLanguageMatchesNothing(req.withProgrammingLanguage) || anonymousMatchesNothing(signedIn, req),
     repositoryStorage: repositoryStorageFilter(req.repositoryStorage, actor.admin),
+    customAttributes: customAttributesFilter(actor, req.customAttributes),
     similarityTo: req.search,
     orderBy: ordering.orderBy,
     sort: req.sort === 'asc' ? 'asc' : 'desc',
@@ -54,6 +64,10 @@ export async function listProjects(
     perPage: Math.min(100, Math.max(1, req.perPage || 20)),
     countLimit: req.skipCount ? 0 : deps.countLimit,
     sharedWithGroupId: req.sharedWithGroupId || undefined,
+    forkedFromProjectId: req.forkedFromProjectId || undefined,
   });
-  return { rows, groupAccess, total };
+  const [customAttributes, statistics] = await Promise.all([
+    shownCustomAttributes(deps, actor, req.withCustomAttributes, rows.map((r) => r.id)), listingStatistics(deps, actor, req.statistics, rows, groupAccess),
+  ]);
+  return { rows, groupAccess, total, customAttributes, statistics };
 }

@@ -1,7 +1,8 @@
 import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
-import { DomainError, invalid, type Actor, type PromiseClient } from '@glp/service-kit';
+import { DomainError, invalid, notFound, type Actor, type PromiseClient } from '@glp/service-kit';
 import { ACCESS } from '../domain/visibility';
+import type { ProjectsDeps } from './deps';
 import { findNamespace, findPersonalNamespace, namespaceReplica, upsertNamespace, type NamespaceReplica } from '../store/namespace-replica-store';
 
 const namespaceInvalid = () => invalid({ namespace: ['is not valid'] });
@@ -33,4 +34,29 @@ export async function resolveTargetNamespace(
   if (!namespaceId && ns.owner_id !== actor.id) throw namespaceInvalid();
   if (callerAccess < ACCESS.MAINTAINER && !actor.admin) throw namespaceInvalid();
   return ns;
+}
+
+/** A namespace chosen by id or full path (transfer, fork); neither set selects nothing (404). */
+export type NamespaceChoice = { $case: 'namespaceId'; value: number } | { $case: 'namespacePath'; value: string } | undefined;
+
+/**
+ * The namespace as identity shows it to the caller, with their level there (GitLab's `find_namespace!`): 404 Namespace
+ * Not Found when missing or hidden. The replica is refreshed with what identity answered.
+ */
+export async function visibleNamespace(deps: Pick<ProjectsDeps, 'pool' | 'identity'>, sel: NamespaceChoice): Promise<{ ns: NamespaceReplica; callerAccess: number }> {
+  const selector = sel?.$case === 'namespacePath' ? { $case: 'fullPath' as const, value: sel.value } : { $case: 'id' as const, value: sel?.$case === 'namespaceId' ? sel.value : 0 };
+  try {
+    const res = await deps.identity.getNamespace({ selector });
+    const ns = namespaceReplica(res.namespace!);
+    await upsertNamespace(deps.pool, ns);
+    return { ns, callerAccess: res.callerAccessLevel };
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === 'not_found') throw notFound('Namespace');
+    throw err;
+  }
+}
+
+/** May the actor create projects in the namespace (their own, or a group where they are Maintainer or above)? */
+export function mayCreateIn(actor: Actor, ns: Pick<NamespaceReplica, 'kind' | 'owner_id'>, callerAccess: number): boolean {
+  return actor.admin || (ns.kind === 'user' ? ns.owner_id === actor.id : callerAccess >= ACCESS.MAINTAINER);
 }

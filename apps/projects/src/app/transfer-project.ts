@@ -1,29 +1,16 @@
 import { isUniqueViolation, withTransaction } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
-import { DomainError, forbidden, notFound, rejected, type Actor } from '@glp/service-kit';
+import { forbidden, rejected, type Actor } from '@glp/service-kit';
 import { canRemoveProject } from '../domain/deletion-rules';
 import { TRANSFER_REASONS, transferFailure, visibilityAfterTransfer } from '../domain/transfer-rules';
-import { ACCESS } from '../domain/visibility';
+import { projectFullPath, redirectLeftBy } from '../domain/redirect-rules';
 import { recordProjectUpdated } from '../events/project-events';
-import { namespaceReplica, upsertNamespace, type NamespaceReplica } from '../store/namespace-replica-store';
 import { moveProject, takenInNamespace } from '../store/projects-store';
+import { recordProjectRoute } from '../store/redirect-routes-store';
 import type { ProjectsDeps } from './deps';
+import { mayCreateIn, visibleNamespace } from './namespace-resolver';
 import { readableProject, type ReadableProject } from './read-project';
 import { groupVisibility } from './update-project';
-
-/** The target namespace as identity shows it to the caller, with their level there; 404 Namespace Not Found when hidden. */
-async function targetNamespace(deps: ProjectsDeps, sel: projectsV1.TransferProjectRequest['namespace']): Promise<{ ns: NamespaceReplica; callerAccess: number }> {
-  const selector = sel?.$case === 'namespacePath' ? { $case: 'fullPath' as const, value: sel.value } : { $case: 'id' as const, value: sel?.$case === 'namespaceId' ? sel.value : 0 };
-  try {
-    const res = await deps.identity.getNamespace({ selector });
-    const ns = namespaceReplica(res.namespace!);
-    await upsertNamespace(deps.pool, ns);
-    return { ns, callerAccess: res.callerAccessLevel };
-  } catch (err) {
-    if (err instanceof DomainError && err.kind === 'not_found') throw notFound('Namespace');
-    throw err;
-  }
-}
 
 /**
  * PUT /projects/:id/transfer (GitLab's `Projects::TransferService`): Owners and administrators move the project into a
@@ -34,16 +21,17 @@ async function targetNamespace(deps: ProjectsDeps, sel: projectsV1.TransferProje
 export async function transferProject(deps: ProjectsDeps, actor: Actor, req: projectsV1.TransferProjectRequest): Promise<ReadableProject> {
   const project = await readableProject(deps, actor, req.project?.selector);
   if (!canRemoveProject(actor, project.access)) throw forbidden(); // `change_namespace`: Owners
-  const { ns, callerAccess } = await targetNamespace(deps, req.namespace);
+  const { ns, callerAccess } = await visibleNamespace(deps, req.namespace);
   if (ns.id === project.row.namespace_id) throw rejected(transferFailure(TRANSFER_REASONS.sameNamespace));
-  const mayCreate = actor.admin || (ns.kind === 'user' ? ns.owner_id === actor.id : callerAccess >= ACCESS.MAINTAINER);
-  if (!mayCreate) throw rejected(transferFailure(TRANSFER_REASONS.noPermissionInTarget));
+  if (!mayCreateIn(actor, ns, callerAccess)) throw rejected(transferFailure(TRANSFER_REASONS.noPermissionInTarget));
   const visibility = visibilityAfterTransfer(project.row.visibility, ns.kind === 'group' ? await groupVisibility(deps.identity, ns.id) : undefined);
   try {
     await withTransaction(deps.pool, async (client) => {
       const taken = await takenInNamespace(client, ns.id, project.row.name, project.row.path);
       if (taken.name || taken.path) throw rejected(transferFailure(TRANSFER_REASONS.nameTaken));
       await moveProject(client, project.row.id, ns.id, visibility);
+      // GitLab's Route callbacks: the old full path leads here (301/405), redirects at the new one go.
+      await recordProjectRoute(client, project.row.id, redirectLeftBy(projectFullPath(project.row.ns_full_path, project.row.path), projectFullPath(ns.full_path, project.row.path)));
       await recordProjectUpdated(client, deps.topic, {
         id: project.row.id, pathWithNamespace: `${ns.full_path}/${project.row.path}`, visibility, archived: project.row.archived,
         changed: visibility === project.row.visibility ? ['namespace'] : ['namespace', 'visibility'],

@@ -3,8 +3,10 @@ import type { projectsV1 } from '@glp/proto';
 import { DomainError, forbidden, invalid, notFound, unauthenticated, type Actor } from '@glp/service-kit';
 import { allowedSettings, mayEdit, needsGroupVisibility, planProjectEdit, type EditableProject, type ProjectEdit } from '../domain/project-edit';
 import { effectiveAccess, VISIBILITY_LEVELS, type VisibilityLevel } from '../domain/visibility';
+import { projectFullPath, redirectLeftBy } from '../domain/redirect-rules';
 import { recordProjectUpdated } from '../events/project-events';
 import { lockProjectForEdit, takenByOtherProject, updateProjectAttributes } from '../store/projects-store';
+import { recordProjectRoute } from '../store/redirect-routes-store';
 import type { ProjectRow } from '../store/project-rows';
 import type { IdentityClient, ProjectsDeps } from './deps';
 import { accessFacts, callerId, readableProject, type ReadableProject } from './read-project';
@@ -59,6 +61,10 @@ export async function updateProject(
       if (plan.changed.length === 0) return current;
       await updateProjectAttributes(client, id, plan.patch);
       const updated = (await lockProjectForEdit(client, id, callerId(actor)))!;
+      if (plan.patch.path !== undefined) {
+        // GitLab's Route callbacks: the old path leads here (301/405), redirects at the new one go.
+        await recordProjectRoute(client, id, redirectLeftBy(projectFullPath(current.ns_full_path, current.path), projectFullPath(updated.ns_full_path, updated.path)));
+      }
       await recordProjectUpdated(client, deps.topic, {
         id, pathWithNamespace: `${updated.ns_full_path}/${updated.path}`, visibility: updated.visibility, archived: updated.archived,
         changed: plan.changed, markedForDeletionOn: updated.marked_for_deletion_on,

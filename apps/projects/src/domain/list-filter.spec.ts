@@ -1,14 +1,33 @@
 import {
-  featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
+  anonymousMatchesNothing, featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
 } from './list-filter';
 
 describe('listing rules', () => {
+  it('gives anonymous callers nothing for membership, owned or min_access_level (ProjectsFinder#collection_without_user)', () => {
+    const none = { membership: false, owned: false };
+    expect(anonymousMatchesNothing(false, none)).toBe(false);
+    expect(anonymousMatchesNothing(false, { ...none, membership: true })).toBe(true);
+    expect(anonymousMatchesNothing(false, { ...none, owned: true })).toBe(true);
+    expect(anonymousMatchesNothing(false, { ...none, minAccessLevel: 30 })).toBe(true);
+    expect(anonymousMatchesNothing(true, { membership: true, owned: true, minAccessLevel: 30 })).toBe(false);
+  });
+
   it('orders by similarity only with a search and a signed-in caller, then only among their projects', () => {
     expect(resolveOrdering('similarity', 'proj', true)).toEqual({ orderBy: 'similarity', membership: true });
     expect(resolveOrdering('similarity', '  ', true)).toEqual({ orderBy: 'created_at', membership: false });
     expect(resolveOrdering('similarity', 'proj', false)).toEqual({ orderBy: 'created_at', membership: false });
     expect(resolveOrdering('name', 'proj', true)).toEqual({ orderBy: 'name', membership: false });
     expect(resolveOrdering('storage_size', '', true)).toEqual({ orderBy: 'created_at', membership: false });
+  });
+
+  it('orders by the statistics sizes for administrators only; anyone else silently gets the default', () => {
+    for (const size of ['storage_size', 'repository_size', 'wiki_size', 'packages_size']) {
+      expect(resolveOrdering(size, '', true, true)).toEqual({ orderBy: size, membership: false });
+      expect(resolveOrdering(size, '', true, false)).toEqual({ orderBy: 'created_at', membership: false });
+      expect(resolveOrdering(size, 'proj', false, false)).toEqual({ orderBy: 'created_at', membership: false });
+    }
+    expect(resolveOrdering('commit_count', '', true, true)).toEqual({ orderBy: 'created_at', membership: false });
+    expect(resolveOrdering('similarity', 'proj', true, true)).toEqual({ orderBy: 'similarity', membership: true });
   });
 
   it('counts enabled features as available to anyone, private ones to members from the feature minimum level', () => {

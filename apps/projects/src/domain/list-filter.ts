@@ -1,7 +1,10 @@
 import type { Actor } from '@glp/service-kit';
 import type { VisibilityLevel } from './visibility';
 
-export type OrderBy = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'star_count' | 'similarity';
+export type StatisticsOrderBy = 'storage_size' | 'repository_size' | 'wiki_size' | 'packages_size';
+export type OrderBy = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at' | 'star_count' | 'similarity' | StatisticsOrderBy;
+/** GitLab's `STATISTICS_SORT_PARAMS` (lib/api/helpers/projects_helpers.rb): administrators only. */
+export const STATISTICS_ORDER_BY: readonly StatisticsOrderBy[] = ['storage_size', 'repository_size', 'wiki_size', 'packages_size'];
 export const ORDER_BY: readonly OrderBy[] = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'];
 
 export type SearchFilter = { kind: 'exact'; value: string } | { kind: 'terms'; patterns: string[] };
@@ -17,6 +20,8 @@ export interface ListFilter {
   groupAccess: { namespaceId: number; level: number }[];
   /** Only projects shared with this group through an unexpired link. */
   sharedWithGroupId?: number;
+  /** Only direct forks of this project (GET /projects/:id/forks). */
+  forkedFromProjectId?: number;
   owned: boolean;
   membership: boolean;
   /** Only projects directly in this namespace. */
@@ -42,6 +47,8 @@ export interface ListFilter {
   none: boolean;
   /** Only projects on this storage shard (already dropped for non-administrators). */
   repositoryStorage?: string;
+  /** Only projects having every one of these custom attributes (already dropped for non-administrators). */
+  customAttributes?: { key: string; value: string }[];
   /** The raw search string, for the similarity ordering. */
   similarityTo?: string;
   orderBy: OrderBy;
@@ -80,9 +87,13 @@ export function resolveOrderBy(orderBy: string): OrderBy {
 /**
  * The ordering actually applied (GitLab's `support_order_by_similarity!`): `similarity` needs a non-blank search and
  * a signed-in caller, and then limits the listing to the caller's projects (`non_public`: membership); otherwise it is
- * the default `created_at`. Other unknown or admin-only orderings also fall back to the default.
+ * the default `created_at`. The statistics orderings are for administrators (`verify_statistics_order_by_projects!`:
+ * `use_project_statistics_filters`); anyone else silently gets the default, as do unknown orderings.
  */
-export function resolveOrdering(orderBy: string, search: string, signedIn: boolean): { orderBy: OrderBy; membership: boolean } {
+export function resolveOrdering(orderBy: string, search: string, signedIn: boolean, admin = false): { orderBy: OrderBy; membership: boolean } {
+  if ((STATISTICS_ORDER_BY as readonly string[]).includes(orderBy)) {
+    return { orderBy: admin ? (orderBy as StatisticsOrderBy) : 'created_at', membership: false };
+  }
   if (orderBy === 'similarity') {
     return search.trim() !== '' && signedIn ? { orderBy: 'similarity', membership: true } : { orderBy: 'created_at', membership: false };
   }
@@ -91,6 +102,7 @@ export function resolveOrdering(orderBy: string, search: string, signedIn: boole
 
 /** GitLab's ProjectFeature levels stored in settings (`*AccessLevel`); an absent key is the default "enabled". */
 export type FeatureLevel = 'disabled' | 'private' | 'enabled' | 'public';
+export const FEATURE_LEVELS: readonly FeatureLevel[] = ['disabled', 'private', 'enabled', 'public'];
 
 /**
  * Which feature levels count as available to the caller (`with_feature_available_for_user`): "enabled" (and "public")
@@ -113,6 +125,14 @@ export const MERGE_REQUESTS_PRIVATE_MIN_LEVEL = 20;
  */
 export function programmingLanguageMatchesNothing(language: string | undefined): boolean {
   return language !== undefined;
+}
+
+/**
+ * GitLab's `ProjectsFinder#collection_without_user` (app/finders/projects_finder.rb): an anonymous caller asking for
+ * `membership` (the API's `non_public`), `owned` or `min_access_level` gets `Project.none`, not the public projects.
+ */
+export function anonymousMatchesNothing(signedIn: boolean, f: { membership: boolean; owned: boolean; minAccessLevel?: number }): boolean {
+  return !signedIn && (f.membership || f.owned || f.minAccessLevel !== undefined);
 }
 
 /** `repository_storage` is an administrator-only filter (`verify_project_filters!`): dropped for others, blank ignored. */

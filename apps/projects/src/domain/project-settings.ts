@@ -11,7 +11,7 @@ const FEATURE_KEYS = [
   'buildsAccessLevel', 'snippetsAccessLevel', 'operationsAccessLevel', 'analyticsAccessLevel',
   'containerRegistryAccessLevel', 'securityAndComplianceAccessLevel', 'environmentsAccessLevel',
   'featureFlagsAccessLevel', 'infrastructureAccessLevel', 'releasesAccessLevel', 'monitorAccessLevel',
-  'requirementsAccessLevel',
+  'requirementsAccessLevel', 'modelExperimentsAccessLevel', 'modelRegistryAccessLevel',
 ] as const satisfies readonly Key[];
 
 /** Allowed values of the string settings that are enumerations. */
@@ -25,6 +25,21 @@ export const SETTING_ENUMS: Partial<Record<Key, readonly string[]>> = {
   autoDevopsDeployStrategy: ['continuous', 'manual', 'timed_incremental'],
   repositoryObjectFormat: ['sha1', 'sha256'],
 };
+
+/**
+ * GitLab's container registry cleanup policy of a new project (`container_expiration_policies`, shown by
+ * `API::Entities::ContainerExpirationPolicy`); keep_n 0 and empty strings stand for null. `NextRunAt` empty: the first
+ * run, one cadence after the project's creation.
+ */
+const CONTAINER_EXPIRATION_POLICY_DEFAULTS = {
+  containerExpirationPolicyCadence: '1d',
+  containerExpirationPolicyEnabled: false,
+  containerExpirationPolicyKeepN: 10,
+  containerExpirationPolicyOlderThan: '90d',
+  containerExpirationPolicyNameRegex: '.*',
+  containerExpirationPolicyNameRegexKeep: '',
+  containerExpirationPolicyNextRunAt: '',
+} as const satisfies Partial<Record<Key, unknown>>;
 
 /** GitLab's model defaults for a project of this visibility (built once per visibility, below). */
 function buildDefaults(visibility: VisibilityLevel): Required<Settings> {
@@ -70,6 +85,8 @@ function buildDefaults(visibility: VisibilityLevel): Required<Settings> {
     repositoryObjectFormat: 'sha1',
     buildCoverageRegex: '',
     mrDefaultTargetSelf: false,
+    ...CONTAINER_EXPIRATION_POLICY_DEFAULTS,
+    showDefaultAwardEmojis: true,
   };
 }
 
@@ -130,5 +147,78 @@ export function settingsErrors(s: Settings): FieldErrors {
   if (s.ciConfigPath !== undefined && (s.ciConfigPath.length > 255 || s.ciConfigPath.startsWith('/') || s.ciConfigPath.includes('..'))) {
     add('ci_config_path', s.ciConfigPath.length > 255 ? 'is too long (maximum is 255 characters)' : 'cannot start with "/" or contain ".."');
   }
+  for (const [key, messages] of containerExpirationPolicyErrors(s)) for (const m of messages) add(`container_expiration_policy.${key}`, m);
   return errors;
+}
+
+/** `ContainerExpirationPolicy.cadence_options`, `older_than_options`, `keep_n_options` (app/models/container_expiration_policy.rb). */
+export const CONTAINER_POLICY_CADENCES = ['1d', '7d', '14d', '1month', '3month'] as const;
+const CONTAINER_POLICY_OLDER_THAN = ['7d', '14d', '30d', '90d'];
+const CONTAINER_POLICY_KEEP_N = [1, 5, 10, 25, 50, 100];
+
+/** A regex GitLab accepts (`untrusted_regexp`, RE2); checked with the JavaScript engine, which is close for these patterns. */
+function regexpError(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (err) {
+    return `not valid RE2 syntax: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
+  }
+}
+
+/**
+ * ContainerExpirationPolicy's validations on the settings sent (a create) or as they will be (an edit): cadence present
+ * and one of the options; older_than and keep_n one of theirs or null (empty / 0); when enabled, name_regex present and
+ * both regexes valid. Keys are the policy's attribute names.
+ */
+function containerExpirationPolicyErrors(s: Settings): [string, string[]][] {
+  const out: [string, string[]][] = [];
+  const cadence = s.containerExpirationPolicyCadence;
+  if (cadence !== undefined && !(CONTAINER_POLICY_CADENCES as readonly string[]).includes(cadence)) {
+    out.push(['cadence', cadence.trim() === '' ? ["can't be blank", 'is not included in the list'] : ['is not included in the list']]);
+  }
+  const olderThan = s.containerExpirationPolicyOlderThan;
+  if (olderThan && !CONTAINER_POLICY_OLDER_THAN.includes(olderThan)) out.push(['older_than', ['is not included in the list']]);
+  const keepN = s.containerExpirationPolicyKeepN;
+  if (keepN && !CONTAINER_POLICY_KEEP_N.includes(keepN)) out.push(['keep_n', ['is not included in the list']]);
+  if (s.containerExpirationPolicyEnabled) {
+    const regex = s.containerExpirationPolicyNameRegex;
+    const regexErrors = regex === undefined ? [] : regex.trim() === '' ? ["can't be blank"] : [regexpError(regex)].filter((m): m is string => !!m);
+    if (regexErrors.length) out.push(['name_regex', regexErrors]);
+    const keep = s.containerExpirationPolicyNameRegexKeep && regexpError(s.containerExpirationPolicyNameRegexKeep);
+    if (keep) out.push(['name_regex_keep', [keep]]);
+  }
+  return out;
+}
+
+const DAY_MS = 86_400_000;
+/** `ChronicDuration.parse(cadence)`: days, and months of 30 days. */
+const CADENCE_MS: Readonly<Record<(typeof CONTAINER_POLICY_CADENCES)[number], number>> = {
+  '1d': DAY_MS, '7d': 7 * DAY_MS, '14d': 14 * DAY_MS, '1month': 30 * DAY_MS, '3month': 90 * DAY_MS,
+};
+
+const POLICY_KEYS = Object.keys(CONTAINER_EXPIRATION_POLICY_DEFAULTS).filter((k) => k !== 'containerExpirationPolicyNextRunAt');
+
+/** Whether these (sent or changed) settings touch the container expiration policy. */
+export const touchesContainerPolicy = (s: Settings): boolean => POLICY_KEYS.some((k) => s[k as Key] !== undefined);
+
+/**
+ * The policy's next run, as GitLab's `Schedulable#set_next_run_at` sets it whenever the policy is saved: `now` plus the
+ * cadence (ISO 8601). `since` unset: never saved since creation (`createdAt`).
+ */
+export function containerPolicyNextRunAt(cadence: string | undefined, since: Date): string {
+  const ms = CADENCE_MS[(cadence ?? '1d') as keyof typeof CADENCE_MS] ?? DAY_MS;
+  return new Date(since.getTime() + ms).toISOString();
+}
+
+/** The next run for each cadence when the policy is saved at `now` (the store picks the one of the cadence it keeps). */
+export const containerPolicyNextRunsAt = (now: Date): Record<string, string> =>
+  Object.fromEntries(CONTAINER_POLICY_CADENCES.map((c) => [c, containerPolicyNextRunAt(c, now)]));
+
+/** Effective settings as shown: a policy never saved since creation runs one cadence after the project's creation. */
+export function withContainerPolicySchedule(settings: Required<Settings>, createdAt: Date): Required<Settings> {
+  if (!settings.containerExpirationPolicyNextRunAt) {
+    settings.containerExpirationPolicyNextRunAt = containerPolicyNextRunAt(settings.containerExpirationPolicyCadence, createdAt);
+  }
+  return settings;
 }

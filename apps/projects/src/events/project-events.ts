@@ -13,12 +13,16 @@ function appendProjectEvent<T>(
 export async function recordProjectCreated(
   client: PoolClient,
   topic: string,
-  p: { id: number; name: string; path: string; fullPath: string; namespaceId: number; creatorId: number; visibility: string; createdAt: Date },
+  p: {
+    id: number; name: string; path: string; fullPath: string; namespaceId: number; creatorId: number; visibility: string; createdAt: Date;
+    defaultBranch?: string | null; initializeWithReadme?: boolean;
+  },
   actor: Actor,
 ): Promise<void> {
   await appendProjectEvent(client, topic, p.id, EventTypes.ProjectCreated, projectEventsV1.ProjectCreated.fromPartial({
     projectId: p.id, name: p.name, path: p.path, pathWithNamespace: p.fullPath, namespaceId: p.namespaceId,
-    creatorId: p.creatorId, visibility: p.visibility, createdAt: p.createdAt,
+    creatorId: p.creatorId, visibility: p.visibility, createdAt: p.createdAt, defaultBranch: p.defaultBranch ?? '',
+    initializeWithReadme: p.initializeWithReadme ?? false,
   }), actor);
 }
 
@@ -75,4 +79,28 @@ export async function recordProjectShared(
 /** Outboxes ProjectUnshared (key project:<id>): the project's share with the group was removed. */
 export async function recordProjectUnshared(client: PoolClient, topic: string, l: { projectId: number; groupId: number }, actor: Actor): Promise<void> {
   await appendProjectEvent(client, topic, l.projectId, EventTypes.ProjectUnshared, projectEventsV1.ProjectUnshared.fromPartial({ projectId: l.projectId, groupId: l.groupId }), actor);
+}
+
+/**
+ * Outboxes ProjectForked (key project:<id> of the fork): a new fork whose repository repo-admin copies
+ * (`copyRepository`), or an existing project linked as a fork.
+ */
+export async function recordProjectForked(
+  client: PoolClient,
+  topic: string,
+  f: { projectId: number; forkedFromProjectId: number; pathWithNamespace: string; forkedFromPathWithNamespace: string; copyRepository: boolean; branches: string; repositoryStorage: string },
+  actor: Actor,
+): Promise<void> {
+  await appendProjectEvent(client, topic, f.projectId, EventTypes.ProjectForked, projectEventsV1.ProjectForked.fromPartial(f), actor);
+}
+
+/** Outboxes ProjectForkRemoved (key project:<id> of the fork) for each relation removed. */
+export async function recordProjectForksRemoved(
+  client: PoolClient, topic: string, relations: { project_id: number; forked_from_project_id: number }[], actor: Actor,
+): Promise<void> {
+  for (const r of relations) {
+    await appendProjectEvent(client, topic, r.project_id, EventTypes.ProjectForkRemoved, projectEventsV1.ProjectForkRemoved.fromPartial({
+      projectId: r.project_id, forkedFromProjectId: r.forked_from_project_id,
+    }), actor);
+  }
 }

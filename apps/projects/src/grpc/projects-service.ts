@@ -3,10 +3,14 @@ import type { AsyncService } from '@glp/service-kit';
 import type { ProjectsDeps } from '../app/deps';
 import { listProjects } from '../app/list-projects';
 import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
-import { readableProject, shareLinksOf } from '../app/read-project';
+import { levelsFrom, readableProject, shareLinksOf } from '../app/read-project';
 import { shareAccess } from '../domain/sharing-rules';
 import { createProject } from '../app/create-project';
+import { singleProjectExtras } from '../app/project-extras';
+import { attachCustomAttributes, customAttributesService } from './custom-attributes-service';
+import { shownCustomAttributes } from '../app/custom-attributes';
 import { deletionService } from './deletion-service';
+import { forkService } from './fork-service';
 import { sharingService } from './sharing-service';
 import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
@@ -39,6 +43,8 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
     ...lifecycleService(deps),
     ...updateService(deps),
     ...sharingService(deps),
+    ...forkService(deps),
+    ...customAttributesService(deps),
 
     async createProject(req, ctx) {
       const row = await createProject(pool, identity, topic, ctx.actor, req);
@@ -46,14 +52,20 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
     },
 
     async getProject(req, ctx) {
-      const { row, facts } = await readableProject(deps, ctx.actor, req.selector);
-      return { project: toProtoProject(row, ctx.actor, facts) };
+      const { row, facts, access } = await readableProject(deps, ctx.actor, req.selector);
+      const [attributes, extras] = await Promise.all([
+        shownCustomAttributes(deps, ctx.actor, req.withCustomAttributes, [row.id]), singleProjectExtras(deps, ctx.actor, { row, access }, req.statistics),
+      ]);
+      return { project: attachCustomAttributes([toProtoProject(row, ctx.actor, facts, extras)], attributes)[0] };
     },
 
     async listProjects(req, ctx) {
-      const { rows, groupAccess, total } = await listProjects(deps, ctx.actor, req);
+      const { rows, groupAccess, total, customAttributes, statistics } = await listProjects(deps, ctx.actor, req);
       return {
-        projects: rows.map((r) => toProtoProject(r, ctx.actor, { groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess) })),
+        projects: attachCustomAttributes(rows.map((r) => toProtoProject(r, ctx.actor, {
+          groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess),
+          source: r.fork_source ? levelsFrom(groupAccess, r.fork_source.ns_kind, r.fork_source.namespace_id, r.fork_source.share_links) : undefined,
+        }, { statistics: statistics.get(r.id) })), customAttributes),
         total,
       };
     },

@@ -2,6 +2,7 @@ import type { projectsV1 } from '@glp/proto';
 import type { AsyncService } from '@glp/service-kit';
 import type { ProjectsDeps } from '../app/deps';
 import { updateProject } from '../app/update-project';
+import { singleProjectExtras } from '../app/project-extras';
 import type { ProjectEdit } from '../domain/project-edit';
 import { explicitSettings } from '../domain/project-settings';
 import { toProtoProject, visibilityFromProto } from './mappers';
@@ -23,8 +24,9 @@ function editOf(req: projectsV1.UpdateProjectRequest): ProjectEdit {
 export function updateService(deps: ProjectsDeps): Pick<AsyncService<projectsV1.ProjectsServiceServer>, 'updateProject'> {
   return {
     async updateProject(req, ctx) {
-      const { row, facts } = await updateProject(deps, ctx.actor, req.project?.selector, editOf(req));
-      return { project: toProtoProject(row, ctx.actor, facts) };
+      const { row, facts, access } = await updateProject(deps, ctx.actor, req.project?.selector, editOf(req));
+      // GitLab presents an edit with `user_can_admin_project`: the runners token for those who administer the project.
+      return { project: toProtoProject(row, ctx.actor, facts, await singleProjectExtras(deps, ctx.actor, { row, access })) };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from '@glp/db';
+import { NAMESPACE_ROUTE_CTES } from './redirect-routes-store';
 
 type Queryable = Pool | PoolClient;
 
@@ -36,19 +37,29 @@ export interface NamespaceReplica {
   version: number;
 }
 
-/** Inserts or replaces the namespace when the incoming version is newer than the stored one. */
+/**
+ * Inserts or replaces the namespace when the incoming version is newer than the stored one. A new or moved full path
+ * updates the projects' redirect routes in the same statement (`NAMESPACE_ROUTE_CTES`), whoever writes it (the
+ * NamespaceChanged consumer or an on-demand refresh from identity); the previous full path is read locked.
+ */
 export async function upsertNamespace(db: Queryable, n: NamespaceReplica): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO namespaces (id, name, path, kind, full_path, parent_id, owner_id, owner_username, owner_name, owner_state, version)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)
+  const { rows } = await db.query<{ written: number }>(
+    `WITH before AS MATERIALIZED (SELECT full_path FROM namespaces WHERE id = $1 FOR UPDATE),
+     up AS (
+     INSERT INTO namespaces (id, name, path, kind, full_path, parent_id, owner_id, owner_username, owner_name, owner_state, version)
+     -- Through "before": the row is locked and its latest full path read before the upsert touches it.
+     SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11 FROM (SELECT count(*) FROM before) AS locked
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, path = EXCLUDED.path, kind = EXCLUDED.kind,
        full_path = EXCLUDED.full_path, parent_id = EXCLUDED.parent_id, owner_id = EXCLUDED.owner_id,
        owner_username = EXCLUDED.owner_username, owner_name = EXCLUDED.owner_name, owner_state = EXCLUDED.owner_state,
        version = EXCLUDED.version, updated_at = now()
-     WHERE namespaces.version < EXCLUDED.version`,
+     WHERE namespaces.version < EXCLUDED.version
+     RETURNING id, full_path
+     ), ${NAMESPACE_ROUTE_CTES}
+     SELECT count(*)::int AS written FROM up`,
     [n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, n.owner_id, n.owner_username, n.owner_name, n.owner_state, n.version],
   );
-  return rowCount === 1;
+  return rows[0]?.written === 1;
 }
 
 export async function findNamespace(db: Queryable, id: number): Promise<NamespaceReplica | undefined> {

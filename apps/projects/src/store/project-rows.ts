@@ -36,6 +36,43 @@ export interface ProjectRow {
   member_access: number;
   /** The project's unexpired share links, ordered by group id (one subquery of the same statement). */
   share_links: ShareLinkRow[];
+  /** The last import (fork copy) failure. */
+  import_error: string | null;
+  /** The runner registration token (a secret: only administrators of the project may be shown it). */
+  runners_token: string;
+  /** The project this one is a fork of (one subquery of the same statement), or null. */
+  fork_source: ForkSourceRow | null;
+}
+
+/**
+ * A fork's source as a listing shows it (BasicProjectDetails) and what deciding whether the caller may read it needs.
+ * Built by `json_build_object`: timestamps arrive as ISO strings.
+ */
+export interface ForkSourceRow {
+  id: number;
+  name: string;
+  path: string;
+  description: string | null;
+  visibility: VisibilityLevel;
+  default_branch: string | null;
+  topics: string[];
+  star_count: number;
+  forks_count: number;
+  settings: Settings;
+  pending_delete: boolean;
+  created_at: string;
+  last_activity_at: string;
+  namespace_id: number;
+  ns_name: string;
+  ns_path: string;
+  ns_kind: string;
+  ns_full_path: string;
+  ns_parent_id: number | null;
+  ns_owner_id: number | null;
+  owner_name: string | null;
+  member_access: number;
+  /** Group ids and levels of the source's unexpired share links. */
+  share_links: { group_id: number; group_access: number }[];
 }
 
 /** A link sharing the project with a group, with the group's name and full path from the namespaces read model. */
@@ -54,6 +91,22 @@ export const PROJECT_FROM = `
     JOIN namespaces n ON n.id = p.namespace_id
     LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > current_date)`;
 
+/** The fork source of `p` as JSON (ForkSourceRow) with the caller's (`$1`) unexpired membership there; one PK probe of project_forks for a project that is not a fork. */
+const FORK_SOURCE = `(SELECT json_build_object('id', s.id, 'name', s.name, 'path', s.path, 'description', s.description,
+           'visibility', s.visibility, 'default_branch', s.default_branch, 'topics', s.topics, 'star_count', s.star_count,
+           'forks_count', s.forks_count, 'settings', s.settings, 'pending_delete', s.pending_delete, 'created_at', s.created_at,
+           'last_activity_at', s.last_activity_at, 'namespace_id', s.namespace_id, 'ns_name', sn.name, 'ns_path', sn.path,
+           'ns_kind', sn.kind, 'ns_full_path', sn.full_path, 'ns_parent_id', sn.parent_id, 'ns_owner_id', sn.owner_id,
+           'owner_name', sn.owner_name, 'member_access', COALESCE(sm.access_level, 0),
+           'share_links', COALESCE((SELECT json_agg(json_build_object('group_id', sl.group_id, 'group_access', sl.group_access))
+                                    FROM project_group_links sl
+                                    WHERE sl.project_id = s.id AND (sl.expires_at IS NULL OR sl.expires_at > current_date)), '[]'))
+         FROM project_forks f
+         JOIN projects s ON s.id = f.forked_from_project_id
+         JOIN namespaces sn ON sn.id = s.namespace_id
+         LEFT JOIN project_members sm ON sm.project_id = s.id AND sm.user_id = $1 AND (sm.expires_at IS NULL OR sm.expires_at > current_date)
+         WHERE f.project_id = p.id)`;
+
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,
          p.star_count, p.forks_count, p.topics, p.settings, p.import_status, p.repository_storage, p.pending_delete,
@@ -65,4 +118,5 @@ export const PROJECT_SELECT = `
          COALESCE((SELECT json_agg(json_build_object('group_id', l.group_id, 'group_access', l.group_access,
                      'expires_at', to_char(l.expires_at, 'YYYY-MM-DD'), 'group_name', g.name, 'group_full_path', g.full_path) ORDER BY l.group_id)
                    FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
-                   WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') AS share_links${PROJECT_FROM}`;
+                   WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') AS share_links,
+         p.import_error, p.runners_token, ${FORK_SOURCE} AS fork_source${PROJECT_FROM}`;

@@ -1,3 +1,4 @@
+import { decodeEnvelope, EventTypes, unpackPayload } from '@glp/events';
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { identityV1, projectsV1 } from '@glp/proto';
@@ -114,5 +115,12 @@ describe('projects against PostgreSQL', () => {
     const plan = await pool.query("EXPLAIN SELECT id FROM projects WHERE visibility = 'public' AND NOT pending_delete ORDER BY visibility, id LIMIT 20");
     expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index/);
     await pool.query('RESET enable_seqscan');
+  });
+
+  it('tells repo-admin, in ProjectCreated, the default branch and whether to commit a README', async () => {
+    const { project } = await service.createProject(req({ name: 'Readme', defaultBranch: 'trunk', initializeWithReadme: true }), ctx(alice));
+    const { rows } = await pool.query<{ payload: Buffer }>('SELECT payload FROM outbox WHERE message_key = $1', [`project:${project!.id}`]);
+    expect(unpackPayload(decodeEnvelope(rows[0]!.payload), EventTypes.ProjectCreated)).toMatchObject({ defaultBranch: 'trunk', initializeWithReadme: true, pathWithNamespace: 'alice/Readme' });
+    expect(project!.defaultBranch).toBe('trunk');
   });
 });

@@ -65,4 +65,17 @@ mine = as_user.projects.create({"name": "mine"})
 assert mine.path_with_namespace == "py-user/mine"
 summary["user_project"] = mine.path_with_namespace
 
+# Forks: fork (answers at once, import scheduled), list forks, link and unlink a fork relation.
+fork = project.forks.create({"name": "Py Demo Fork", "path": "py-demo-fork"})
+assert fork.import_status == "scheduled", fork.import_status
+forked = gl.projects.get(fork.id)
+assert forked.forked_from_project["id"] == project.id, forked.forked_from_project
+assert [p.id for p in project.forks.list()] == [fork.id]
+loose = gl.projects.create({"name": "py-loose"})
+loose.create_fork_relation(project.id)
+assert gl.projects.get(loose.id).forked_from_project["id"] == project.id
+loose.delete_fork_relation()
+assert not hasattr(gl.projects.get(loose.id), "forked_from_project")
+summary["fork"] = forked.path_with_namespace
+
 json.dump(summary, sys.stdout)

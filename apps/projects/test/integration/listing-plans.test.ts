@@ -1,0 +1,159 @@
+import { createPool, type Pool } from '@glp/db';
+import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import { parseSearch, type ListFilter } from '../../src/domain/list-filter';
+import { migrateProjects } from '../../src/migrations';
+import { listProjects } from '../../src/store/projects-store';
+
+/**
+ * The plans PostgreSQL chooses for every listing filter and ordering, on 100,000 projects (issue "Projects API": every
+ * filter and ordering has an index; show EXPLAIN uses it). The listing's own SQL (store `listProjects`) is run under
+ * `EXPLAIN (ANALYZE, FORMAT JSON)`. The page statement may not read a large table sequentially; the count statement
+ * (GitLab counts at most 10,001 rows: `LIMIT countLimit + 1`) may, when PostgreSQL prefers a sequential read that stops at
+ * the limit, but no statement may read more than 3 × the counting cap from a table (a whole-table read at 100,000 fails).
+ * The plans are printed (scenario, time per statement, the scans used with the rows each read) as the evidence behind
+ * the issue's closing note; PLAN_DEBUG=<part of a scenario name> prints that scenario's full plans.
+ */
+const PROJECTS = Number(process.env.PLAN_PROJECTS ?? 100_000);
+const NAMESPACES = 1000;
+const MEMBER = 424242;
+const GROUPS = [1000001, 1000002, 1000003];
+const LARGE_TABLES = new Set(['projects', 'project_members', 'stars', 'project_forks', 'project_group_links', 'project_custom_attributes']);
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows a scan node read from its table (returned + filtered out), over all its loops. */
+const rowsRead = (n: PlanNode) => ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) * (n['Actual Loops'] ?? 1);
+
+const walk = (n: PlanNode, out: PlanNode[] = []): PlanNode[] => {
+  out.push(n);
+  for (const c of n.Plans ?? []) walk(c, out);
+  return out;
+};
+
+describe('listing plans at 100,000 projects', () => {
+  const schema = uniqueName('it_plans');
+  let pool: Pool;
+  const report: string[] = [];
+
+  beforeAll(async () => {
+    const { databaseUrl } = infraFromEnv();
+    await migrateProjects(databaseUrl, schema);
+    pool = createPool({ url: databaseUrl, schema, max: 4 });
+    await pool.query(
+      `INSERT INTO namespaces (id, name, path, kind, full_path, version)
+       SELECT 1000000 + g, 'team ' || g, 'team-' || g, 'group', 'team-' || g, 1 FROM generate_series(1, $1::int) g`,
+      [NAMESPACES],
+    );
+    await pool.query(`INSERT INTO namespaces (id, name, path, kind, full_path, owner_id, owner_username, version) VALUES (5, 'member', 'member', 'user', 'member', $1, 'member', 1)`, [MEMBER]);
+    await pool.query(
+      `INSERT INTO projects (namespace_id, name, path, description, visibility, creator_id, topics, archived, settings, repository_storage, last_activity_at, updated_at)
+       SELECT CASE WHEN g % 5000 = 0 THEN 5 ELSE 1000000 + 1 + (g % $2::int) END, 'Project ' || g || ' ' || md5(g::text), 'project-' || g,
+              'Service number ' || g || ' of the fleet', (ARRAY['private', 'internal', 'public'])[1 + g % 3], 1, ARRAY['t' || (g % 50)],
+              g % 997 = 0, CASE WHEN g % 7 = 0 THEN '{"issuesAccessLevel":"disabled","mergeRequestsAccessLevel":"private"}'::jsonb ELSE '{}'::jsonb END,
+              CASE WHEN g % 101 = 0 THEN 'shard-2' ELSE 'default' END,
+              now() - (g || ' minutes')::interval, now() - ((g * 7) % 100000 || ' minutes')::interval
+       FROM generate_series(1, $1::int) g`,
+      [PROJECTS, NAMESPACES],
+    );
+    await pool.query(`INSERT INTO project_members (project_id, user_id, access_level, created_by) SELECT id, $1, (ARRAY[10, 20, 30, 40])[1 + id % 4], 1 FROM projects WHERE id % 200 = 0`, [MEMBER]);
+    await pool.query(`INSERT INTO project_members (project_id, user_id, access_level, created_by) SELECT id, 1 + id % 5000, 30, 1 FROM projects`);
+    await pool.query(`INSERT INTO stars (project_id, user_id) SELECT id, $1 FROM projects WHERE id % 100 = 0`, [MEMBER]);
+    await pool.query(`INSERT INTO stars (project_id, user_id) SELECT id, 1 + id % 3000 FROM projects`);
+    await pool.query(`UPDATE projects SET star_count = 1 + (id % 100 = 0)::int`);
+    await pool.query(`INSERT INTO project_forks (project_id, forked_from_project_id) SELECT id, 1 + id % 500 FROM projects WHERE id % 10 = 0 AND id > 500`);
+    await pool.query(`INSERT INTO project_group_links (project_id, group_id, group_access) SELECT id, 1000000 + 1 + (id * 7) % $1::int, 30 FROM projects WHERE id % 50 = 0`, [NAMESPACES]);
+    await pool.query(`INSERT INTO project_custom_attributes (project_id, key, value) SELECT id, 'tier', (ARRAY['gold', 'silver', 'bronze'])[1 + id % 3] FROM projects`);
+    await pool.query(`INSERT INTO project_custom_attributes (project_id, key, value) SELECT id, 'owner', 'team-' || (id % 500) FROM projects`);
+    for (const t of ['project_custom_attributes', 'namespaces', 'projects', 'project_members', 'stars', 'project_forks', 'project_group_links']) await pool.query(`VACUUM ANALYZE ${t}`);
+  }, 180_000);
+  afterAll(async () => {
+    console.log(`plans of the listing SQL at ${PROJECTS} projects:\n${report.join('\n')}`);
+    await pool?.end();
+    await dropSchemas(schema);
+  });
+
+  const base: ListFilter = {
+    callerId: MEMBER, readScope: 'signed_in', groupAccess: GROUPS.map((namespaceId) => ({ namespaceId, level: 30 })), owned: false,
+    membership: false, topics: [], searchNamespaces: false, starredBy: [], issuesAvailable: false, mergeRequestsAvailable: false,
+    none: false, orderBy: 'created_at', sort: 'desc', page: 1, perPage: 20, countLimit: 10_000,
+  };
+
+  /** Runs the listing's page and count statements under EXPLAIN ANALYZE; returns their plans. */
+  async function plansOf(f: ListFilter): Promise<{ plan: PlanNode; ms: number }[]> {
+    const plans: { plan: PlanNode; ms: number }[] = [];
+    const explaining = {
+      query: async (text: string, values: unknown[]) => {
+        const { rows } = await pool.query<{ 'QUERY PLAN': { Plan: PlanNode; 'Execution Time': number }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+        const [top] = rows[0]!['QUERY PLAN'];
+        plans.push({ plan: top!.Plan, ms: top!['Execution Time'] });
+        return { rows: [] };
+      },
+    };
+    await listProjects(explaining as unknown as Pool, f);
+    return plans;
+  }
+
+  const scenarios: [string, Partial<ListFilter>][] = [
+    ['default (signed in, created_at desc)', {}],
+    ['anonymous (public only)', { readScope: 'public', callerId: 0, groupAccess: [] }],
+    ['administrator (all)', { readScope: 'all', groupAccess: [] }],
+    ['external user', { readScope: 'external' }],
+    ['membership=true', { membership: true }],
+    ['owned=true', { owned: true }],
+    ['min_access_level=30', { membership: true, minAccessLevel: 30 }],
+    ['visibility=private', { visibility: 'private' }],
+    ['archived=true', { archived: true }],
+    ['archived=false', { archived: false }],
+    ['id_after', { idAfter: 90_000 }],
+    ['id_before', { idBefore: 1000 }],
+    ['topic=t7', { topics: ['t7'] }],
+    ['search=4242 (terms)', { search: parseSearch('4242'), similarityTo: '4242' }],
+    ['search=ab (exact)', { search: parseSearch('ab') }],
+    ['search=team-42 search_namespaces', { search: parseSearch('team-42'), searchNamespaces: true }],
+    ['starred=true', { starredBy: [MEMBER] }],
+    ['starred_projects of a user', { starredBy: [17] }],
+    ['last_activity_after', { lastActivityAfter: new Date(Date.now() - 60 * 60 * 1000) }],
+    ['last_activity_before', { lastActivityBefore: new Date(Date.now() - 99_000 * 60 * 1000) }],
+    ['with_issues_enabled', { issuesAvailable: true }],
+    ['with_merge_requests_enabled', { mergeRequestsAvailable: true }],
+    ['repository_storage=shard-2 (admin)', { readScope: 'all', groupAccess: [], repositoryStorage: 'shard-2' }],
+    ['user projects (namespace)', { namespaceId: 5 }],
+    ['group projects (namespace)', { namespaceId: 1000042 }],
+    ['shared with a group', { sharedWithGroupId: 1000043 }],
+    ['forks of a project', { forkedFromProjectId: 42 }],
+    ['custom_attributes[owner]=team-7 (admin)', { readScope: 'all', groupAccess: [], customAttributes: [{ key: 'owner', value: 'team-7' }] }],
+    ['custom_attributes[owner]&[tier] (admin)', { readScope: 'all', groupAccess: [], customAttributes: [{ key: 'owner', value: 'team-7' }, { key: 'tier', value: 'gold' }] }],
+    ['order_by=name asc', { orderBy: 'name', sort: 'asc' }],
+    ['order_by=path desc', { orderBy: 'path' }],
+    ['order_by=updated_at', { orderBy: 'updated_at' }],
+    ['order_by=last_activity_at asc', { orderBy: 'last_activity_at', sort: 'asc' }],
+    ['order_by=star_count', { orderBy: 'star_count' }],
+    ['order_by=similarity (search, membership)', { orderBy: 'similarity', search: parseSearch('project'), similarityTo: 'project', membership: true }],
+    ['keyset page (id_before, no count)', { orderBy: 'id', idBefore: 50_000, countLimit: 0 }],
+    ['offset page 50', { page: 50 }],
+  ];
+
+  it.each(scenarios)('%s: the page reads by index, the count stays bounded', async (name, over) => {
+    const plans = await plansOf({ ...base, ...over });
+    const nodes = plans.flatMap((p) => walk(p.plan));
+    const scans = nodes.filter((n) => n['Relation Name'] && LARGE_TABLES.has(n['Relation Name']))
+      .filter((n) => n['Relation Name'] === 'projects' || n['Node Type'] !== 'Index Scan')
+      .map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ` on ${n['Relation Name']}`} (${rowsRead(n)})`);
+    report.push(`  ${name.padEnd(42)} ${plans.map((p) => `${p.ms.toFixed(1)} ms`).join(' + ').padEnd(18)} ${[...new Set(scans)].join(', ')}`);
+    if (process.env.PLAN_DEBUG && name.includes(process.env.PLAN_DEBUG)) console.log(JSON.stringify(plans, null, 1));
+    const [page, ...count] = plans;
+    const large = (n: PlanNode) => LARGE_TABLES.has(n['Relation Name'] ?? '');
+    expect(walk(page!.plan).filter((n) => n['Node Type'] === 'Seq Scan' && large(n)).map((n) => n['Relation Name'])).toEqual([]);
+    const heavy = count.flatMap((c) => walk(c.plan)).filter((n) => large(n) && rowsRead(n) > 3 * (base.countLimit + 1));
+    expect(heavy.map((n) => `${n['Node Type']} ${n['Relation Name']}: ${rowsRead(n)} rows`)).toEqual([]);
+  });
+});
