@@ -185,11 +185,23 @@ const createProjectForUserParams = defineParams({
   ...createSettingsParamFields,
 });
 
+/**
+ * POST /projects words a personal project limit as `error!(project.errors[:limit_reached], 403)`: 403
+ * `{"error":["Your project limit is N projects! ..."]}` (create-for-user and fork keep their own wording).
+ */
+function limitReached(err: unknown): HttpError | undefined {
+  const e = err as { kind?: unknown; fields?: Record<string, string[]> };
+  const messages = e?.kind === 'invalid' ? e.fields?.limit_reached : undefined;
+  return messages?.length ? new HttpError(403, { error: messages }) : undefined;
+}
+
 export const projectRoutes: RouteDef[] = [
   route({
     method: 'POST', path: '/projects', access: 'user', params: createProjectParams,
     handler: async ({ params, actor, services, urls }) => {
-      const { project } = await services.projects.createProject(createProjectRequest(params, 0));
+      const { project } = await services.projects.createProject(createProjectRequest(params, 0)).catch((err: unknown) => {
+        throw limitReached(err) ?? err;
+      });
       return { status: 201, body: projectEntity(project!, urls, { authenticated: true, admin: actor.admin }) };
     },
   }),

@@ -86,4 +86,44 @@ describe('creating a project for a user through the gateway', () => {
     expect(await expectJson(await createFor(ids.alice!, { name: 'For Alice' }), 400)).toEqual({ message: { name: ['has already been taken'], path: ['has already been taken'] } });
     expect(await projectCount()).toBe(before);
   });
+
+  describe('the personal project limit (projects_limit; external users have none)', () => {
+    const NOT_ALLOWED = 'Personal project creation is not allowed. Please contact your administrator with questions';
+    const LIMIT_ONE = 'Your project limit is 1 projects! Please contact your administrator to increase it';
+
+    beforeAll(async () => {
+      for (const [name, extra] of [['capped', { projects_limit: 1 }], ['outsider', { external: true, projects_limit: 50 }]] as const) {
+        const user = await expectJson(await api('/users', json('POST', { username: name, name, email: `${name}@example.com`, password: `${name}-password-1`, ...extra })), 201);
+        ids[name] = user.id;
+        tokens[name] = (await expectJson(await api(`/users/${user.id}/personal_access_tokens`, json('POST', { name: 'e2e', scopes: ['api'] })), 201)).token;
+      }
+    });
+
+    it('refuses a personal project beyond the limit in GitLab’s three wordings (create 403, create-for-user 400, fork 409)', async () => {
+      expect(await expectJson(await api(`/users/${ids.outsider}`), 200)).toMatchObject({ projects_limit: 0, can_create_group: false, external: true });
+      expect(await expectJson(await api('/projects', { ...json('POST', { name: 'nope' }), as: 'outsider' }), 403)).toEqual({ error: [NOT_ALLOWED] });
+      await expectJson(await api('/projects', { ...json('POST', { name: 'first' }), as: 'capped' }), 201);
+      const before = await projectCount();
+      expect(await expectJson(await api('/projects', { ...json('POST', { name: 'second' }), as: 'capped' }), 403)).toEqual({ error: [LIMIT_ONE] });
+      expect(await expectJson(await createFor(ids.capped!, { name: 'third' }), 400)).toEqual({ message: { limit_reached: [LIMIT_ONE] } });
+      const upstream = await expectJson(await api('/projects', json('POST', { name: 'limit-upstream', visibility: 'public' })), 201);
+      expect(await expectJson(await api(`/projects/${upstream.id}/fork`, { method: 'POST', as: 'capped' }), 409)).toEqual({ message: [`Limit reached ${LIMIT_ONE}`] });
+      expect(await expectJson(await api(`/projects/${upstream.id}/fork`, { method: 'POST', as: 'outsider' }), 409)).toEqual({ message: [`Limit reached ${NOT_ALLOWED}`] });
+      expect(await projectCount()).toBe(before + 1); // only the upstream
+    });
+
+    it('does not limit projects in a group, and lifts the limit when the user is made internal', async () => {
+      const group = await expectJson(await api('/groups', json('POST', { name: 'Open', path: 'open-for-capped' })), 201);
+      await expectJson(await api(`/groups/${group.id}/members`, json('POST', { user_id: ids.capped, access_level: 40 })), 201);
+      const inGroup = await expectJson(await api('/projects', { ...json('POST', { name: 'in-group', namespace_id: group.id }), as: 'capped' }), 201);
+      // The creator of a group project is not its member: a group Maintainer is the project's Maintainer, not its Owner.
+      expect((await expectJson(await api(`/projects/${inGroup.id}`, { as: 'capped' }), 200)).permissions).toEqual({
+        project_access: null, group_access: { access_level: 40, notification_level: 3 },
+      });
+      expect(await expectJson(await api(`/projects/${inGroup.id}/members`, { as: 'capped' }), 200)).toEqual([]);
+      await expectJson(await api(`/users/${ids.outsider}`, json('PUT', { external: false })), 200);
+      expect(await expectJson(await api(`/users/${ids.outsider}`), 200)).toMatchObject({ projects_limit: 100000, can_create_group: true, external: false });
+      await expectJson(await api('/projects', { ...json('POST', { name: 'now-allowed' }), as: 'outsider' }), 201);
+    });
+  });
 });

@@ -3,7 +3,7 @@ import { conflict, forbidden, notFound, type Actor } from '@glp/service-kit';
 import type { identityV1 } from '@glp/proto';
 import { hashPassword } from '../domain/password';
 import { changesAuthorization, userView, type UserView } from '../domain/user-policy';
-import { validateNewUser } from '../domain/user-rules';
+import { rightsAndLimits, validateNewUser } from '../domain/user-rules';
 import type { AuthCacheInvalidator } from '../events/auth-cache-invalidator';
 import { recordNamespaceChanged, recordNamespaceDeleted, recordUserChanged, recordUserDeleted } from '../events/identity-events';
 import { renamePersonalNamespace } from '../store/namespaces-store';
@@ -88,6 +88,9 @@ export async function updateUser(deps: UsersDeps, actor: Actor, req: identityV1.
     jobTitle: req.jobTitle ?? before.job_title,
     privateProfile: req.privateProfile ?? before.private_profile,
   };
+  if (next.external !== before.external) {
+    Object.assign(next, rightsAndLimits(next, { projectsLimit: req.projectsLimit !== undefined, canCreateGroup: req.canCreateGroup !== undefined }));
+  }
   validateNewUser({ ...next, password: req.password, skipConfirmation: true });
   const passwordHash = req.password ? await hashPassword(req.password) : undefined;
   try {

@@ -1,6 +1,6 @@
 import type { DomainError } from '@glp/service-kit';
 import { namespacePathErrors } from './namespace-path';
-import { validateNewUser, type NewUser } from './user-rules';
+import { DEFAULT_PROJECTS_LIMIT, rightsAndLimits, validateNewUser, type NewUser } from './user-rules';
 
 const valid: NewUser = {
   username: 'alice', name: 'Alice', email: 'alice@example.com', password: 'long-enough', isAdmin: false, projectsLimit: 10,
@@ -35,5 +35,19 @@ describe('new user rules', () => {
       password: ['is too short (minimum is 8 characters)'],
       public_email: ['is not an email you own'],
     });
+  });
+});
+
+describe('rightsAndLimits (User#ensure_user_rights_and_limits)', () => {
+  it('takes group and personal project creation away from external users, whatever was sent', () => {
+    expect(rightsAndLimits({ external: true, projectsLimit: 50, canCreateGroup: true }, { projectsLimit: true, canCreateGroup: true }))
+      .toEqual({ projectsLimit: 0, canCreateGroup: false });
+  });
+
+  it('gives an internal user what was sent, else the instance defaults', () => {
+    expect(rightsAndLimits({ external: false, projectsLimit: 5, canCreateGroup: false }, { projectsLimit: true, canCreateGroup: true }))
+      .toEqual({ projectsLimit: 5, canCreateGroup: false });
+    expect(rightsAndLimits({ external: false, projectsLimit: 0, canCreateGroup: false }, { projectsLimit: false, canCreateGroup: false }))
+      .toEqual({ projectsLimit: DEFAULT_PROJECTS_LIMIT, canCreateGroup: true });
   });
 });

@@ -40,3 +40,16 @@ export function validateNewUser(u: NewUser): void {
   if (u.projectsLimit < 0) add('projects_limit', 'must be greater than or equal to 0');
   if (Object.keys(errors).length) throw invalid(errors);
 }
+
+/**
+ * GitLab's `User#ensure_user_rights_and_limits` (before_save of a new user, and of one whose `external` flag changes):
+ * an external user may create neither groups nor personal projects (can_create_group false, projects_limit 0); a user
+ * made internal again gets the instance defaults back for what the same request did not set.
+ */
+export function rightsAndLimits(
+  u: { external: boolean; projectsLimit: number; canCreateGroup: boolean },
+  sent: { projectsLimit: boolean; canCreateGroup: boolean },
+): { projectsLimit: number; canCreateGroup: boolean } {
+  if (u.external) return { projectsLimit: 0, canCreateGroup: false };
+  return { projectsLimit: sent.projectsLimit ? u.projectsLimit : DEFAULT_PROJECTS_LIMIT, canCreateGroup: sent.canCreateGroup ? u.canCreateGroup : true };
+}

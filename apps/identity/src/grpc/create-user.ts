@@ -2,21 +2,25 @@ import { isUniqueViolation, withTransaction, type Pool } from '@glp/db';
 import { conflict, forbidden, type Actor } from '@glp/service-kit';
 import type { identityV1 } from '@glp/proto';
 import { hashPassword, randomPassword } from '../domain/password';
-import { DEFAULT_PROJECTS_LIMIT, validateNewUser, type NewUser } from '../domain/user-rules';
+import { DEFAULT_PROJECTS_LIMIT, rightsAndLimits, validateNewUser, type NewUser } from '../domain/user-rules';
 import { recordNamespaceChanged, recordUserCreated } from '../events/identity-events';
 import { insertPersonalNamespace } from '../store/namespaces-store';
 import { insertUser, setUserNamespace, takenIdentifiers } from '../store/users-store';
 import type { UserRow } from '../store/user-rows';
 
 export function newUserFromRequest(req: identityV1.CreateUserRequest): NewUser {
+  const limits = rightsAndLimits(
+    { external: req.external, projectsLimit: req.projectsLimit ?? DEFAULT_PROJECTS_LIMIT, canCreateGroup: req.canCreateGroup ?? true },
+    { projectsLimit: req.projectsLimit !== undefined, canCreateGroup: req.canCreateGroup !== undefined },
+  );
   return {
     username: req.username,
     name: req.name,
     email: req.email,
     password: req.password || undefined,
     isAdmin: req.admin,
-    projectsLimit: req.projectsLimit ?? DEFAULT_PROJECTS_LIMIT,
-    canCreateGroup: req.canCreateGroup ?? true,
+    projectsLimit: limits.projectsLimit,
+    canCreateGroup: limits.canCreateGroup,
     external: req.external,
     privateProfile: req.privateProfile,
     bio: req.bio,

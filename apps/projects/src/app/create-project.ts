@@ -2,12 +2,14 @@ import { isUniqueViolation, withTransaction, type Pool } from '@glp/db';
 import type { identityV1, projectsV1 } from '@glp/proto';
 import { invalid, unauthenticated, type Actor, type FieldErrors, type PromiseClient } from '@glp/service-kit';
 import { buildNewProject } from '../domain/new-project';
+import { initialOwnerOf } from '../domain/project-limit-rules';
 import { ACCESS } from '../domain/visibility';
 import { recordProjectCreated } from '../events/project-events';
 import { findProjectById, insertMember, insertProject, takenInNamespace } from '../store/projects-store';
 import type { ProjectRow } from '../store/project-rows';
 import { visibilityFromProto } from '../grpc/mappers';
 import { resolveTargetNamespace } from './namespace-resolver';
+import { checkPersonalProjectLimit } from './project-limit';
 import { namespacesAs, projectCreator } from './project-creator';
 
 function takenErrors(taken: { name: boolean; path: boolean }): FieldErrors | undefined {
@@ -18,8 +20,9 @@ function takenErrors(taken: { name: boolean; path: boolean }): FieldErrors | und
 }
 
 /**
- * Creates a project in one transaction: the row, the creator's owner membership and
- * ProjectCreated in the outbox. Name/path clashes are reported like GitLab's validations.
+ * Creates a project in one transaction: the row, the Owner membership of the personal namespace's owner (none in a
+ * group: access comes from the group) and ProjectCreated in the outbox; a personal project needs the creator to have
+ * projects left (projects_limit). Name/path clashes are reported like GitLab's validations.
  * With `user_id` (administrators) the project is created as that user (`projectCreator`).
  */
 export async function createProject(
@@ -41,12 +44,14 @@ export async function createProject(
     settings: req.settings,
   });
   const ns = await resolveTargetNamespace(pool, namespacesAs(identity, actor), actor, req.namespaceId);
+  await checkPersonalProjectLimit({ pool, identity }, actor, ns);
+  const owner = initialOwnerOf(ns);
   try {
     return await withTransaction(pool, async (client) => {
       const clash = takenErrors(await takenInNamespace(client, ns.id, project.name, project.path));
       if (clash) throw invalid(clash);
       const id = await insertProject(client, { ...project, namespaceId: ns.id, creatorId: actor.id });
-      await insertMember(client, { projectId: id, userId: actor.id, accessLevel: ACCESS.OWNER, createdBy: actor.id });
+      if (owner !== undefined) await insertMember(client, { projectId: id, userId: owner, accessLevel: ACCESS.OWNER, createdBy: actor.id });
       const row = (await findProjectById(client, id, actor.id))!;
       await recordProjectCreated(client, topic, {
         id, name: row.name, path: row.path, fullPath: `${row.ns_full_path}/${row.path}`, namespaceId: ns.id,

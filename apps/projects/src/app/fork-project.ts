@@ -4,6 +4,7 @@ import { conflict, forbidden, invalid, notFound, notModified, rejected, unauthen
 import { canRemoveProject } from '../domain/deletion-rules';
 import { canForkProject, forkSettings, forkVisibility, LINK_FAILURES } from '../domain/fork-rules';
 import { buildNewProject } from '../domain/new-project';
+import { initialOwnerOf } from '../domain/project-limit-rules';
 import { effectiveSettings } from '../domain/project-settings';
 import { ACCESS, type VisibilityLevel } from '../domain/visibility';
 import { recordProjectCreated, recordProjectForked, recordProjectForksRemoved } from '../events/project-events';
@@ -13,6 +14,7 @@ import type { NamespaceReplica } from '../store/namespace-replica-store';
 import { insertMember, insertProject, takenInNamespace } from '../store/projects-store';
 import type { ProjectsDeps } from './deps';
 import { mayCreateIn, resolveTargetNamespace, visibleNamespace } from './namespace-resolver';
+import { checkPersonalProjectLimit } from './project-limit';
 import { readableProject, type ReadableProject } from './read-project';
 import { groupVisibility } from './update-project';
 
@@ -43,8 +45,8 @@ async function forkTarget(deps: ProjectsDeps, actor: Actor, choice: projectsV1.F
 
 /**
  * POST /projects/:id/fork (`Projects::ForkService`): a new project in the target namespace with the source's name, path,
- * description, default branch and feature settings unless given, the lowest of the visibilities, the caller as owner and
- * import_status "scheduled"; its fork relation; ProjectCreated and ProjectForked (repo-admin copies the repository and
+ * description, default branch and feature settings unless given, the lowest of the visibilities, the namespace owner
+ * as Owner in a personal namespace (a group gives access through itself), import_status "scheduled"; its fork relation; ProjectCreated and ProjectForked (repo-admin copies the repository and
  * reports back with RepositoryImportStateChanged) in the same transaction. Answers at once.
  */
 export async function forkProject(deps: ProjectsDeps, actor: Actor, req: projectsV1.ForkProjectRequest): Promise<ReadableProject> {
@@ -52,6 +54,8 @@ export async function forkProject(deps: ProjectsDeps, actor: Actor, req: project
   const source = await readableProject(deps, actor, req.project?.selector);
   if (!mayFork(actor, source)) throw notFound();
   const target = await forkTarget(deps, actor, req.namespace);
+  await checkPersonalProjectLimit(deps, actor, target.ns);
+  const owner = initialOwnerOf(target.ns);
   const src = source.row;
   const fork = buildNewProject({
     name: req.name ?? src.name,
@@ -70,7 +74,7 @@ export async function forkProject(deps: ProjectsDeps, actor: Actor, req: project
         throw invalid({ ...(taken.name ? { name: ['has already been taken'] } : {}), ...(taken.path ? { path: ['has already been taken'] } : {}) });
       }
       const forkId = await insertProject(client, { ...fork, namespaceId: target.ns.id, creatorId: actor.id });
-      await insertMember(client, { projectId: forkId, userId: actor.id, accessLevel: ACCESS.OWNER, createdBy: actor.id });
+      if (owner !== undefined) await insertMember(client, { projectId: forkId, userId: owner, accessLevel: ACCESS.OWNER, createdBy: actor.id });
       await scheduleImport(client, forkId);
       await insertForkRelation(client, forkId, src.id);
       const forkPath = `${target.ns.full_path}/${fork.path}`;

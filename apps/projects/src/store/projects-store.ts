@@ -277,3 +277,12 @@ export async function updateProjectAttributes(db: PoolClient, id: number, patch:
 export async function moveProject(db: PoolClient, id: number, namespaceId: number, visibility: string): Promise<void> {
   await db.query('UPDATE projects SET namespace_id = $2, visibility = $3, updated_at = now() WHERE id = $1', [id, namespaceId, visibility]);
 }
+
+/** Projects in the user's personal namespace (GitLab's `personal_projects_count`). */
+export async function countPersonalProjects(db: Queryable, userId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM projects p WHERE p.namespace_id = ANY(ARRAY(SELECT n.id FROM namespaces n WHERE n.owner_id = $1 AND n.kind = 'user'))`,
+    [userId],
+  );
+  return rows[0]!.n;
+}

@@ -44,7 +44,7 @@ describe('project custom attributes and creating a project for a user, against P
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = [owner, alice, admin].find((u) => r.selector?.$case === 'id' && u.id === r.selector.value);
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active', isAdmin: found.admin }), view: 'admin' };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active', projectsLimit: 100000, isAdmin: found.admin }), view: 'admin' };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };

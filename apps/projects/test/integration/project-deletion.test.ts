@@ -19,8 +19,10 @@ describe('project deletion against PostgreSQL', () => {
   const identity = {
     getNamespace: jest.fn(),
     getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
-    getUser: jest.fn(async () => {
-      throw new DomainError('not_found', 'User');
+    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
+      // The creator's projects_limit (personal project limit): any user id has the default.
+      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
+      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };

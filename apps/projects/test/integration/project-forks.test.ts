@@ -33,7 +33,11 @@ describe('forks against PostgreSQL', () => {
     }),
     getGroup: jest.fn(async () => { throw new DomainError('not_found', 'Group'); }),
     getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
-    getUser: jest.fn(async () => { throw new DomainError('not_found', 'User'); }),
+    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
+      // The creator's projects_limit (personal project limit): any user id has the default.
+      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
+      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
+    }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };
   const sel = (id: number) => ({ selector: { $case: 'id' as const, value: id } });

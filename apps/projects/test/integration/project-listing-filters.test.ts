@@ -1,6 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
-import { projectsV1 } from '@glp/proto';
+import { identityV1, projectsV1 } from '@glp/proto';
 import { DomainError, type Actor, type CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
@@ -25,8 +25,10 @@ describe('project listing filters', () => {
       throw new DomainError('not_found', 'Namespace');
     }),
     getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
-    getUser: jest.fn(async () => {
-      throw new DomainError('not_found', 'User');
+    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
+      // The creator's projects_limit (personal project limit): any user id has the default.
+      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
+      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };

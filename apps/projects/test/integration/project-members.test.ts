@@ -34,7 +34,7 @@ describe('project members and group access against PostgreSQL', () => {
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = Object.values(USERS).find((u) => (r.selector?.$case === 'id' ? u.id === r.selector.value : u.username === r.selector?.value));
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username.toUpperCase(), state: 'active' }) };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username.toUpperCase(), state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async (r: identityV1.ListGroupMembersRequest) => {
       const members = Object.entries(groupLevels)
@@ -88,10 +88,11 @@ describe('project members and group access against PostgreSQL', () => {
     expect([unknown.kind, unknown.message]).toEqual(['not_found', 'User']);
 
     const direct = await service.listProjectMembers({ project: sel(), inherited: false, query: '', userIds: [], page: 1, perPage: 20 }, ctx(newcomer));
-    expect(direct.members.map((m) => [m.user!.username, m.accessLevel, m.sourceKind])).toEqual([['owner', 50, 'project'], ['newcomer', 20, 'project']]);
+    // The creator of a group project is not made its member: their Owner level comes from the group.
+    expect(direct.members.map((m) => [m.user!.username, m.accessLevel, m.sourceKind])).toEqual([['newcomer', 20, 'project']]);
     const all = await service.listProjectMembers({ project: sel(), inherited: true, query: '', userIds: [], page: 1, perPage: 20 }, ctx(newcomer));
     expect(all.members.map((m) => [m.user!.username, m.accessLevel, m.sourceKind])).toEqual([
-      ['owner', 50, 'project'], ['groupdev', 30, 'group'], ['newcomer', 20, 'project'],
+      ['owner', 50, 'group'], ['groupdev', 30, 'group'], ['newcomer', 20, 'project'],
     ]);
     expect(all.total).toBe(3);
 

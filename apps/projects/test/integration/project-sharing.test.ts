@@ -46,7 +46,7 @@ describe('sharing projects with groups against PostgreSQL', () => {
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = Object.values(USERS).find((u) => (r.selector?.$case === 'id' ? u.id === r.selector.value : u.username === r.selector?.value));
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username.toUpperCase(), state: 'active' }) };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username.toUpperCase(), state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async (r: identityV1.ListGroupMembersRequest) => {
       const groupId = r.group?.selector?.$case === 'id' ? r.group.selector.value : 0;
@@ -122,9 +122,10 @@ describe('sharing projects with groups against PostgreSQL', () => {
     const denied = await rejection(service.importProjectMembers({ project: sel(otherId), source: sel() }, ctx(maintainer)));
     expect(denied.kind).toBe('not_found'); // maint cannot read "other"
     const res = await service.importProjectMembers({ project: sel(otherId), source: sel() }, ctx(owner));
-    expect(res).toEqual({ status: 'success', errors: {}, totalMembersCount: 2 });
+    // A group project has no creator membership (access comes from the group): the source's one member is imported.
+    expect(res).toEqual({ status: 'success', errors: {}, totalMembersCount: 1 });
     const { members } = await service.listProjectMembers(projectsV1.ListProjectMembersRequest.fromPartial({ project: sel(otherId) }), ctx(owner));
-    expect(members.map((m) => [m.user!.username, m.accessLevel])).toEqual([['owner', 50], ['maint', 40]]);
+    expect(members.map((m) => [m.user!.username, m.accessLevel])).toEqual([['maint', 40]]);
     expect(await outbox('gitlab.events.v1.ProjectMembershipChanged')).toBe(2);
   });
 

@@ -50,7 +50,7 @@ describe('redirect routes of renamed and moved projects against PostgreSQL', () 
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = [alice, bob].find((u) => (r.selector?.$case === 'id' ? u.id === r.selector.value : u.username === r.selector?.value));
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active' }), view: 'admin' };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active', projectsLimit: 100000 }), view: 'admin' };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };

@@ -35,7 +35,7 @@ describe('stars, starrers and archiving against PostgreSQL', () => {
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = USERS.find((u) => (r.selector?.$case === 'id' ? u.id === r.selector.value : u.username === r.selector?.value));
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: NAMES[found.username]!, state: 'active' }) };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: NAMES[found.username]!, state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };

@@ -44,7 +44,7 @@ describe('project statistics and runners token against PostgreSQL', () => {
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = USERS.find((u) => (r.selector?.$case === 'id' ? u.id === r.selector.value : u.username === r.selector?.value));
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active' }) };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };
@@ -227,7 +227,8 @@ describe('RepositoryStatisticsChanged through Kafka', () => {
     const { kafkaBrokers } = infraFromEnv();
     const logger = createLogger('stats-test', process.env.EVENTS_TEST_LOG ?? 'silent');
     const identity = {
-      getNamespace: jest.fn(), getGroup: jest.fn(), getUser: jest.fn(), listGroupMembers: jest.fn(),
+      getNamespace: jest.fn(), getGroup: jest.fn(), listGroupMembers: jest.fn(),
+      getUser: jest.fn(async () => ({ user: identityV1.User.fromPartial({ id: owner.id, username: owner.username, state: 'active', projectsLimit: 100000 }) })),
       getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
     };
     const service = projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000 });

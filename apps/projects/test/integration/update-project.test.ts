@@ -39,7 +39,7 @@ describe('editing a project (UpdateProject) against PostgreSQL', () => {
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
       const found = USERS.find((u) => (r.selector?.$case === 'id' ? u.id === r.selector.value : u.username === r.selector?.value));
       if (!found) throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active' }), view: 'admin' };
+      return { user: identityV1.User.fromPartial({ id: found.id, username: found.username, name: found.username, state: 'active', projectsLimit: 100000 }), view: 'admin' };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };
