@@ -188,6 +188,8 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     auto_devops_deploy_strategy: maintainer ? s.autoDevopsDeployStrategy : undefined,
     ci_push_repository_for_job_token_allowed: maintainer ? false : undefined,
     ci_config_path: full ? s.ciConfigPath || null : undefined,
+    // In the spec's full representation (and the transfer response); GitLab 18's entity dropped it.
+    build_coverage_regex: full ? s.buildCoverageRegex || null : undefined,
     public_jobs: full ? s.publicJobs : undefined,
     shared_with_groups: full
       ? p.sharedWithGroups.map((g) => ({

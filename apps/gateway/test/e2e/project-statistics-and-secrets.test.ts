@@ -222,6 +222,13 @@ describe('project statistics, runners token, license and size orderings', () => 
       expect((await get(`/projects/${priv.id}`, 'stowner')).container_expiration_policy).toMatchObject({ keep_n: null, older_than: null });
     });
 
+    it('shows build_coverage_regex (spec 2.5, the transfer response) once set, null before', async () => {
+      expect(await get(`/projects/${priv.id}`, 'stowner')).toHaveProperty('build_coverage_regex', null);
+      const put = await expectJson(await api(`/projects/${priv.id}`, { ...json('PUT', { description: 'coverage', build_coverage_regex: 'Total: (\\d+)%' }), as: 'stmaint' }), 200);
+      expect(put).toHaveProperty('build_coverage_regex', 'Total: (\\d+)%');
+      expect(await get(`/projects/${priv.id}`, 'stowner')).toHaveProperty('build_coverage_regex', 'Total: (\\d+)%');
+    });
+
     it("validates them like GitLab's models and params, changing nothing", async () => {
       const before = await get(`/projects/${priv.id}`, 'stowner');
       const put = async (body: unknown, status: number) => expectJson(await api(`/projects/${priv.id}`, { ...json('PUT', body), as: 'stmaint' }), status);

@@ -53,6 +53,8 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
 
     async getProject(req, ctx) {
       const { row, facts, access } = await readableProject(deps, ctx.actor, req.selector);
+      // The hot path (GET /projects/:id): nothing more to fetch unless custom attributes or statistics were asked for.
+      if (!req.withCustomAttributes && !req.statistics) return { project: toProtoProject(row, ctx.actor, facts) };
       const [attributes, extras] = await Promise.all([
         shownCustomAttributes(deps, ctx.actor, req.withCustomAttributes, [row.id]), singleProjectExtras(deps, ctx.actor, { row, access }, req.statistics),
       ]);
