@@ -5,5 +5,6 @@ SERVICES=(
   "identity apps/identity/dist/main.js"
   "projects apps/projects/dist/main.js"
   "access-requests apps/access-requests/dist/main.js"
+  "repo-admin apps/repo-admin/dist/main.js"
   "gateway apps/gateway/dist/main.js"
 )

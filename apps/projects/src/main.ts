@@ -8,6 +8,7 @@ import {
 import { loadProjectsConfig } from './config';
 import { startDeletionPurge } from './app/delete-project';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
+import { onRepositoryChanged } from './events/repository-consumer';
 import { onRepositoryImportStateChanged } from './events/repository-import-consumer';
 import { onRepositoryStatisticsChanged } from './events/repository-statistics-consumer';
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
       ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserChanged, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserDeleted, ({ client, payload }) => onUserDeleted(client, payload)),
+      ...onEvent(EventTypes.RepositoryChanged, ({ client, payload }) => onRepositoryChanged(client, payload)),
       ...onEvent(EventTypes.RepositoryImportStateChanged, ({ client, payload }) => onRepositoryImportStateChanged(client, payload, topicFor('projects', config.KAFKA_TOPIC_PREFIX))),
       ...onEvent(EventTypes.RepositoryStatisticsChanged, ({ client, payload, envelope }) => onRepositoryStatisticsChanged(client, payload, envelope.occurredAt)),
     },

@@ -7,5 +7,6 @@ export * as projectEventsV1 from './gen/gitlab/events/v1/project_events';
 export * as repositoryEventsV1 from './gen/gitlab/events/v1/repository_events';
 export * as identityV1 from './gen/gitlab/identity/v1/identity';
 export * as projectsV1 from './gen/gitlab/projects/v1/projects';
+export * as repoAdminV1 from './gen/gitlab/repo_admin/v1/repo_admin';
 export { Any } from './gen/google/protobuf/any';
 export { Timestamp } from './gen/google/protobuf/timestamp';

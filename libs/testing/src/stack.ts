@@ -13,16 +13,18 @@ export interface RunningStack {
   /** http://127.0.0.1:41234/api/v4 */
   apiUrl: string;
   rootToken: string;
-  schemas: { identity: string; projects: string; accessRequests: string };
+  schemas: { identity: string; projects: string; accessRequests: string; repoAdmin: string };
   topicPrefix: string;
+  /** repo-admin's storage root (its bare repositories, GitLab's hashed layout). */
+  storageRoot: string;
   /** gRPC addresses of the services (benchmarks call them directly). */
-  grpcAddrs: { identity: string; projects: string; accessRequests: string };
+  grpcAddrs: { identity: string; projects: string; accessRequests: string; repoAdmin: string };
   /** Prometheus endpoints by service. */
-  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string };
+  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string; repoAdmin: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
   /** Sends a signal to one service (failure tests: SIGKILL projects, SIGSTOP identity ...). */
-  signal(service: 'identity' | 'projects' | 'access-requests' | 'gateway', signal: NodeJS.Signals): void;
+  signal(service: 'identity' | 'projects' | 'access-requests' | 'repo-admin' | 'gateway', signal: NodeJS.Signals): void;
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -34,18 +36,22 @@ interface ServiceSpec {
 }
 
 /**
- * Boots identity, projects and the gateway from their built `dist/` on free ports, with
+ * Boots identity, projects, access-requests, repo-admin and the gateway from their built `dist/` on free ports, with
  * their own schemas, topic prefix and consumer group, so several stacks (test files) run
- * side by side on one PostgreSQL/Kafka/Redis. Resolves when the gateway is ready.
+ * side by side on one PostgreSQL/Kafka/Redis. Resolves when the gateway is ready. `without` leaves services out (a
+ * test that plays repo-admin's part itself on Kafka).
  */
-export async function startStack(opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number } = {}): Promise<RunningStack> {
+export async function startStack(
+  opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin')[] } = {},
+): Promise<RunningStack> {
   const infra = infraFromEnv();
   const id = uniqueName(opts.name ?? 'e2e');
-  const schemas = { identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests` };
+  const schemas = { identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests`, repoAdmin: `${id}_repo_admin` };
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
-  const [identityPort, projectsPort, accessRequestsPort, gatewayPort, ...metricsPorts] = await Promise.all(Array.from({ length: 8 }, () => freePort()));
+  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, ...metricsPorts] = await Promise.all(Array.from({ length: 10 }, () => freePort()));
+  const storageRoot = path.join(dataDir, 'repositories');
   const common: Record<string, string> = {
     DATABASE_URL: infra.databaseUrl,
     REDIS_URL: infra.redisUrl,
@@ -57,14 +63,17 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     IDENTITY_GRPC_ADDR: `127.0.0.1:${identityPort}`,
     PROJECTS_GRPC_ADDR: `127.0.0.1:${projectsPort}`,
     ACCESS_REQUESTS_GRPC_ADDR: `127.0.0.1:${accessRequestsPort}`,
+    REPO_ADMIN_GRPC_ADDR: `127.0.0.1:${repoAdminPort}`,
     ...opts.env,
   };
-  const services: ServiceSpec[] = [
+  const all: ServiceSpec[] = [
     { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
     { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
     { name: 'access-requests', main: 'apps/access-requests/dist/main.js', env: { DB_SCHEMA: schemas.accessRequests, GRPC_PORT: String(accessRequestsPort), KAFKA_CONSUMER_GROUP: `${id}-access-requests`, METRICS_PORT: String(metricsPorts[3]) } },
+    { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(repoAdminPort), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200' } },
     { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id } },
   ];
+  const services = all.filter((s) => !opts.without?.includes(s.name as 'repo-admin'));
   for (const s of services) {
     if (!existsSync(path.join(REPO_ROOT, s.main))) throw new Error(`${s.main} is missing: build first (npm run build)`);
   }
@@ -100,7 +109,7 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
       ),
     );
     rmSync(dataDir, { recursive: true, force: true });
-    await dropSchemas(schemas.identity, schemas.projects, schemas.accessRequests).catch(() => undefined);
+    await dropSchemas(schemas.identity, schemas.projects, schemas.accessRequests, schemas.repoAdmin).catch(() => undefined);
     return Object.fromEntries(services.map((s, i) => [s.name, codes[i] ?? null]));
   };
   const stop = () => (stopped ??= stopAll());
@@ -129,10 +138,13 @@ export async function startStack(opts: { name?: string; env?: Record<string, str
     projects: `http://127.0.0.1:${metricsPorts[1]}/metrics`,
     gateway: `http://127.0.0.1:${metricsPorts[2]}/metrics`,
     accessRequests: `http://127.0.0.1:${metricsPorts[3]}/metrics`,
+    repoAdmin: `http://127.0.0.1:${metricsPorts[4]}/metrics`,
   };
   const signal = (service: string, sig: NodeJS.Signals) => {
     children[services.findIndex((s) => s.name === service)]?.kill(sig);
   };
-  const grpcAddrs = { identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}` };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
+  const grpcAddrs = {
+    identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
+  };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
 }

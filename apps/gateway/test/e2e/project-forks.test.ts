@@ -47,7 +47,8 @@ describe('project forks through the gateway', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack({ name: 'e2e_forks' });
+    // repo-admin is left out: this test plays its part on Kafka (the real one is tested in repo-admin's own tests).
+    stack = await startStack({ name: 'e2e_forks', without: ['repo-admin'] });
     const kafka = createKafka({ brokers: infraFromEnv().kafkaBrokers, clientId: 'e2e-forks-repo-admin', logger: createLogger('e2e-forks', 'warn') });
     producer = kafka.producer();
     await producer.connect();

@@ -84,7 +84,7 @@ export function toProtoProject(r: ProjectRow, actor: Actor, levels: ProjectLevel
     topics: [...r.topics].sort((a, b) => a.localeCompare(b)),
     settings: withContainerPolicySchedule(effectiveSettings(r.settings, r.visibility), r.created_at),
     importStatus: r.import_status,
-    emptyRepo: true,
+    emptyRepo: r.empty_repo,
     repositoryStorage: r.repository_storage,
     openIssuesCount: 0,
     callerAccessLevel: callerAccess,

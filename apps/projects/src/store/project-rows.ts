@@ -38,6 +38,8 @@ export interface ProjectRow {
   share_links: ShareLinkRow[];
   /** The last import (fork copy) failure. */
   import_error: string | null;
+  /** No commit in the repository yet (repo-admin's RepositoryChanged). */
+  empty_repo: boolean;
   /** The runner registration token (a secret: only administrators of the project may be shown it). */
   runners_token: string;
   /** The project this one is a fork of (one subquery of the same statement), or null. */
@@ -119,4 +121,4 @@ export const PROJECT_SELECT = `
                      'expires_at', to_char(l.expires_at, 'YYYY-MM-DD'), 'group_name', g.name, 'group_full_path', g.full_path) ORDER BY l.group_id)
                    FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
                    WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') AS share_links,
-         p.import_error, p.runners_token, ${FORK_SOURCE} AS fork_source${PROJECT_FROM}`;
+         p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source${PROJECT_FROM}`;

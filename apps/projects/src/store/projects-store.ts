@@ -286,3 +286,15 @@ export async function countPersonalProjects(db: Queryable, userId: number): Prom
   );
   return rows[0]!.n;
 }
+
+/** What repo-admin reports of a project's repository: empty or not, its default branch, when refs last moved. */
+export async function applyRepositoryState(
+  db: PoolClient, r: { projectId: number; empty: boolean; defaultBranch: string; pushedAt?: Date },
+): Promise<void> {
+  await db.query(
+    `UPDATE projects SET empty_repo = $2, default_branch = COALESCE(NULLIF($3, ''), default_branch),
+            last_activity_at = GREATEST(last_activity_at, COALESCE($4, last_activity_at))
+     WHERE id = $1`,
+    [r.projectId, r.empty, r.defaultBranch, r.pushedAt ?? null],
+  );
+}

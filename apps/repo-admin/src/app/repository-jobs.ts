@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { withTransaction } from '@glp/db';
+import { repositoryEventsV1 } from '@glp/proto';
+import { DomainError, systemActor } from '@glp/service-kit';
+import { BareRepository, type Signature } from '../disk/bare-repository';
+import { hashedDiskPath } from '../domain/hashed-storage';
+import { readmeContent, retryDelayMs, type CreatePayload, type ForkPayload } from '../domain/job-rules';
+import { recordImportState, recordRepositoryChanged } from '../events/repository-events';
+import { completeJob, retryJob, type JobRow } from '../store/jobs-store';
+import { deleteRepository, findRepository, upsertRepository } from '../store/repositories-store';
+import type { RepoAdminDeps } from './deps';
+
+const SERVICE = systemActor('repo-admin');
+const { ImportState } = repositoryEventsV1;
+
+/** A project's bare repository in this replica's storage. */
+export const repositoryOf = (deps: Pick<RepoAdminDeps, 'git' | 'storageRoot'>, projectId: number) =>
+  new BareRepository(deps.git, path.join(deps.storageRoot, hashedDiskPath(projectId)));
+
+/** The author of commits made for a user (the README): their name and e-mail from identity; a neutral one if gone. */
+async function signatureOf(deps: RepoAdminDeps, userId: number): Promise<Signature> {
+  try {
+    const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: userId } }, { actor: SERVICE });
+    if (user) return { name: user.name || user.username, email: user.email || `${user.username}@noreply` };
+  } catch (err) {
+    if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
+  }
+  return { name: 'GitLab', email: 'noreply@gitlab.invalid' };
+}
+
+/** Records what the repository now is (row + RepositoryChanged) and ends the job, in one transaction. */
+async function settle(deps: RepoAdminDeps, job: JobRow, repo: BareRepository, extra?: (client: import('@glp/db').PoolClient) => Promise<void>): Promise<void> {
+  const empty = await repo.isEmpty();
+  const defaultBranch = await repo.headBranch();
+  await withTransaction(deps.pool, async (client) => {
+    await upsertRepository(client, { projectId: job.project_id, storage: deps.storage, diskPath: hashedDiskPath(job.project_id), empty, defaultBranch });
+    await recordRepositoryChanged(client, deps.topic, { projectId: job.project_id, empty, defaultBranch });
+    await extra?.(client);
+    await completeJob(client, job.id);
+  });
+}
+
+/** `create`: `git init --bare` on the default branch, then (initialize_with_readme) one commit adding README.md. */
+async function createRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
+  const p = job.payload as unknown as CreatePayload;
+  const repo = repositoryOf(deps, job.project_id);
+  await repo.init(p.defaultBranch);
+  if (p.initializeWithReadme) {
+    await repo.commitFile(p.defaultBranch, 'README.md', readmeContent(p.projectName, p.description), 'Initial commit', await signatureOf(deps, p.creatorId));
+  }
+  await settle(deps, job, repo);
+}
+
+/** A job that cannot succeed by waiting (no retry). */
+class PermanentJobError extends Error {}
+
+/**
+ * `fork`: the import starts (RepositoryImportStateChanged STARTED, first attempt), the source's branches and tags are
+ * copied into the fork's repository, and it finishes (FINISHED) with the repository's new state, in one transaction.
+ */
+async function forkRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
+  const p = job.payload as unknown as ForkPayload;
+  if (job.attempts === 1) {
+    await withTransaction(deps.pool, (client) => recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_STARTED));
+  }
+  // The source's own create job may still be queued (its events came first, but another replica may lag): wait for it.
+  if (!(await findRepository(deps.pool, p.sourceProjectId))) throw new Error(`the source repository (project ${p.sourceProjectId}) does not exist yet`);
+  const source = repositoryOf(deps, p.sourceProjectId);
+  if (!source.exists()) throw new PermanentJobError('The source repository is missing on disk');
+  const repo = repositoryOf(deps, job.project_id);
+  await repo.init((await source.headBranch()) || 'main');
+  await repo.copyFrom(source, p.branches);
+  await settle(deps, job, repo, (client) => recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FINISHED));
+}
+
+/** `remove`: the repository leaves the disk, then its row. */
+async function removeRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
+  await repositoryOf(deps, job.project_id).remove();
+  await withTransaction(deps.pool, async (client) => {
+    await deleteRepository(client, job.project_id);
+    await completeJob(client, job.id);
+  });
+}
+
+const HANDLERS = { create: createRepository, fork: forkRepository, remove: removeRepository } as const;
+
+/**
+ * Runs one claimed job. A failure is retried with backoff; a fork that still fails after `jobMaxAttempts` (or cannot
+ * succeed) fails for good: RepositoryImportStateChanged FAILED with the reason, and the job ends.
+ */
+export async function runJob(deps: RepoAdminDeps, job: JobRow): Promise<void> {
+  try {
+    await HANDLERS[job.kind](deps, job);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const final = job.kind === 'fork' && (err instanceof PermanentJobError || job.attempts >= deps.jobMaxAttempts);
+    deps.logger.warn({ err, job: { id: job.id, kind: job.kind, project_id: job.project_id, attempts: job.attempts }, final }, 'repository job failed');
+    if (!final) {
+      await retryJob(deps.pool, job.id, retryDelayMs(job.attempts), message);
+      return;
+    }
+    await withTransaction(deps.pool, async (client) => {
+      await recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FAILED, err instanceof PermanentJobError ? message : 'Failed to copy the repository');
+      await completeJob(client, job.id);
+    });
+  }
+}

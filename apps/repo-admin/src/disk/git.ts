@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+
+export interface GitOptions {
+  /** Run inside this repository (`git -C <dir>`). */
+  dir?: string;
+  /** Written to stdin, then stdin is closed. */
+  input?: string | Buffer;
+  env?: Record<string, string>;
+  timeoutMs: number;
+  /** Stdout beyond this many bytes is an error (the command is killed). Default 16 MiB. */
+  maxOutputBytes?: number;
+}
+
+export class GitError extends Error {
+  constructor(readonly args: readonly string[], readonly code: number | null, readonly stderr: string) {
+    super(`git ${args[0] ?? ''} failed (${code === null ? 'killed' : `exit ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    this.name = 'GitError';
+  }
+}
+
+/** The environment every git command gets: no prompts, no system or user configuration, no pager. */
+const BASE_ENV: Record<string, string> = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_PAGER: 'cat',
+  LC_ALL: 'C',
+};
+
+/**
+ * Runs the git CLI without a shell (arguments are passed as they are: nothing is ever interpolated into a command line),
+ * with a timeout after which it is killed, and a bound on what it may print. Resolves with stdout.
+ */
+export function runGit(gitBin: string, args: readonly string[], opts: GitOptions): Promise<Buffer> {
+  const fullArgs = opts.dir ? ['-C', opts.dir, ...args] : [...args];
+  const max = opts.maxOutputBytes ?? 16 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn(gitBin, fullArgs, {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...BASE_ENV, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let err = '';
+    let failure: Error | undefined;
+    const timer = setTimeout(() => {
+      failure = new GitError(args, null, `timed out after ${opts.timeoutMs} ms`);
+      child.kill('SIGKILL');
+    }, opts.timeoutMs);
+    child.stdout.on('data', (b: Buffer) => {
+      outBytes += b.length;
+      if (outBytes > max) {
+        failure ??= new GitError(args, null, `output beyond ${max} bytes`);
+        child.kill('SIGKILL');
+        return;
+      }
+      out.push(b);
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      if (err.length < 64 * 1024) err += b.toString();
+    });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (failure) reject(failure);
+      else if (code !== 0) reject(new GitError(args, code, err));
+      else resolve(Buffer.concat(out));
+    });
+    child.stdin.on('error', () => undefined); // a command that exits early closes its stdin
+    child.stdin.end(opts.input ?? '');
+  });
+}

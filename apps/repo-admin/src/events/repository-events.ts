@@ -1,0 +1,25 @@
+import type { PoolClient } from '@glp/db';
+import { appendEvent, EventTypes, type PayloadType } from '@glp/events';
+import { repositoryEventsV1 } from '@glp/proto';
+import { systemActor } from '@glp/service-kit';
+
+const SERVICE = systemActor('repo-admin');
+
+/** Every repository event goes to repo-admin's topic keyed `project:<id>`, so one project's events stay ordered. */
+function appendRepositoryEvent<T>(client: PoolClient, topic: string, projectId: number, type: PayloadType<T>, payload: T): Promise<void> {
+  return appendEvent(client, { topic, aggregateType: 'repository', aggregateKey: `project:${projectId}`, payloadType: type, payload, actor: SERVICE }).then(() => undefined);
+}
+
+/** Outboxes RepositoryImportStateChanged: the copy of a fork's repository started, finished or failed. */
+export function recordImportState(client: PoolClient, topic: string, projectId: number, state: repositoryEventsV1.ImportState, error = ''): Promise<void> {
+  return appendRepositoryEvent(client, topic, projectId, EventTypes.RepositoryImportStateChanged,
+    repositoryEventsV1.RepositoryImportStateChanged.fromPartial({ projectId, state, error }));
+}
+
+/** Outboxes RepositoryChanged: what the repository now is (empty, default branch, when refs last moved). */
+export function recordRepositoryChanged(
+  client: PoolClient, topic: string, r: { projectId: number; empty: boolean; defaultBranch: string; pushedAt?: Date },
+): Promise<void> {
+  return appendRepositoryEvent(client, topic, r.projectId, EventTypes.RepositoryChanged,
+    repositoryEventsV1.RepositoryChanged.fromPartial({ projectId: r.projectId, empty: r.empty, defaultBranch: r.defaultBranch, pushedAt: r.pushedAt }));
+}

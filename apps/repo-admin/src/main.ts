@@ -1,0 +1,75 @@
+import { createPool } from '@glp/db';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
+import { identityV1, repoAdminV1 } from '@glp/proto';
+import {
+  bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
+} from '@glp/service-kit';
+import { startJobWorker } from './app/job-worker';
+import { loadRepoAdminConfig, storageRoot } from './config';
+import { onProjectCreated, onProjectDeleted, onProjectForked } from './events/project-consumer';
+import { repoAdminService } from './grpc/repo-admin-service';
+import { migrateRepoAdmin } from './migrations';
+import { listenForJobs } from './store/job-notifications';
+
+async function main(): Promise<void> {
+  const config = loadRepoAdminConfig();
+  const logger = createLogger('repo-admin', config.LOG_LEVEL);
+  const applied = await migrateRepoAdmin(config.DATABASE_URL, config.DB_SCHEMA);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  if (process.argv[2] === 'migrate') return;
+
+  installShutdownHandlers(logger, config.SHUTDOWN_TIMEOUT_MS);
+  initMetrics('repo-admin');
+  const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_MAX, applicationName: 'repo-admin' });
+  onShutdown('db pool', () => pool.end());
+  const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
+  onShutdown('identity client', () => identity.close());
+
+  const relay = new OutboxRelay({
+    databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+  });
+  await relay.start();
+  onShutdown('outbox relay', () => relay.stop());
+
+  const deps = {
+    pool, identity, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
+    storageRoot: storageRoot(config), git: { gitBin: config.GIT_BIN, timeoutMs: config.GIT_TIMEOUT_MS },
+    jobLeaseMs: config.JOB_LEASE_MS, jobMaxAttempts: config.JOB_MAX_ATTEMPTS,
+  };
+  const worker = startJobWorker(deps, logger, config.JOB_POLL_MS);
+  onShutdown('job worker', () => worker.stop());
+  const notifications = listenForJobs(config.DATABASE_URL, config.DB_SCHEMA, logger, () => worker.wake());
+  onShutdown('job notifications', () => notifications.stop());
+
+  // Projects' events become repository jobs (created, forked, deleted).
+  const consumer = new EventConsumer({
+    pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'repo-admin',
+    topics: [topicFor('projects', config.KAFKA_TOPIC_PREFIX)], logger,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    fromBeginning: true,
+    handlers: {
+      ...onEvent(EventTypes.ProjectCreated, ({ client, payload }) => onProjectCreated(client, payload)),
+      ...onEvent(EventTypes.ProjectForked, ({ client, payload }) => onProjectForked(client, payload)),
+      ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, payload)),
+    },
+  });
+  consumer.startInBackground();
+  onShutdown('event consumer', () => consumer.stop());
+
+  const grpc = await startGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    logger,
+    services: [{
+      name: 'gitlab.repo_admin.v1.RepoAdminService',
+      definition: repoAdminV1.RepoAdminServiceService,
+      implementation: bindService(repoAdminV1.RepoAdminServiceService, repoAdminService(deps), { actorSecret: config.ACTOR_SECRET, logger }),
+    }],
+  });
+  onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
+  await startMetricsServer(config.METRICS_PORT);
+  logger.info({ grpc_port: grpc.port, storage_root: deps.storageRoot }, 'repo-admin ready');
+}
+
+runMain('repo-admin', main);

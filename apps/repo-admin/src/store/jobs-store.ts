@@ -1,0 +1,55 @@
+import type { Pool, PoolClient } from '@glp/db';
+import type { JobKind } from '../domain/job-rules';
+
+type Queryable = Pool | PoolClient;
+
+export interface JobRow {
+  id: number;
+  project_id: number;
+  kind: JobKind;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+/** Queues work for a project's repository (in the caller's transaction) and wakes the worker. */
+export async function enqueueJob(db: PoolClient, projectId: number, kind: JobKind, payload: object): Promise<void> {
+  await db.query('INSERT INTO repository_jobs (project_id, kind, payload) VALUES ($1, $2, $3)', [projectId, kind, JSON.stringify(payload)]);
+  await db.query("SELECT pg_notify('repository_jobs_' || current_schema(), $1)", [String(projectId)]);
+}
+
+/**
+ * Claims the oldest due job whose project has no earlier job (a project's jobs run in order, one at a time), for a
+ * lease: a worker that dies leaves it to be claimed again when the lease ends. One statement, SKIP LOCKED.
+ */
+export async function claimNextJob(db: Queryable, leaseMs: number): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE repository_jobs SET claimed_until = now() + ($1 || ' milliseconds')::interval, attempts = attempts + 1
+     WHERE id = (
+       SELECT j.id FROM repository_jobs j
+       WHERE j.run_after <= now() AND (j.claimed_until IS NULL OR j.claimed_until < now())
+         AND NOT EXISTS (SELECT 1 FROM repository_jobs e WHERE e.project_id = j.project_id AND e.id < j.id)
+       ORDER BY j.run_after, j.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+     RETURNING id, project_id, kind, payload, attempts`,
+    [String(leaseMs)],
+  );
+  return rows[0];
+}
+
+/** Done: the job goes (in the transaction that records its outcome). */
+export async function completeJob(db: PoolClient, id: number): Promise<void> {
+  await db.query('DELETE FROM repository_jobs WHERE id = $1', [id]);
+}
+
+/** Failed this attempt: released, to run again after `delayMs`, with the error kept. */
+export async function retryJob(db: Queryable, id: number, delayMs: number, error: string): Promise<void> {
+  await db.query(
+    `UPDATE repository_jobs SET claimed_until = NULL, run_after = now() + ($2 || ' milliseconds')::interval, last_error = $3 WHERE id = $1`,
+    [id, String(delayMs), error.slice(0, 2000)],
+  );
+}
+
+/** Jobs not done yet (tests, metrics). */
+export async function pendingJobs(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM repository_jobs');
+  return rows[0]!.n;
+}
