@@ -42,6 +42,8 @@ export const EventTypes = Object.freeze({
   ProjectForked: payloadType(`${projectEventsV1.protobufPackage}.ProjectForked`, projectEventsV1.ProjectForked),
   ProjectForkRemoved: payloadType(`${projectEventsV1.protobufPackage}.ProjectForkRemoved`, projectEventsV1.ProjectForkRemoved),
   RepositoryImportStateChanged: payloadType(`${repositoryEventsV1.protobufPackage}.RepositoryImportStateChanged`, repositoryEventsV1.RepositoryImportStateChanged),
+  Push: payloadType(`${repositoryEventsV1.protobufPackage}.Push`, repositoryEventsV1.Push),
+  TagPush: payloadType(`${repositoryEventsV1.protobufPackage}.TagPush`, repositoryEventsV1.TagPush),
   RepositoryChanged: payloadType(`${repositoryEventsV1.protobufPackage}.RepositoryChanged`, repositoryEventsV1.RepositoryChanged),
   RepositoryStatisticsChanged: payloadType(`${repositoryEventsV1.protobufPackage}.RepositoryStatisticsChanged`, repositoryEventsV1.RepositoryStatisticsChanged),
   UserCreated: payloadType(`${identityEventsV1.protobufPackage}.UserCreated`, identityEventsV1.UserCreated),
