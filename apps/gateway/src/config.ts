@@ -12,6 +12,7 @@ export const gatewayEnv = z.object({
   IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
   PROJECTS_GRPC_ADDR: env.str('127.0.0.1:50052'),
   ACCESS_REQUESTS_GRPC_ADDR: env.str('127.0.0.1:50053'),
+  REPO_ADMIN_GRPC_ADDR: env.str('127.0.0.1:50054'),
   REDIS_URL: env.url(),
   /** How long a token's identity is cached in Redis (seconds); 0 disables the cache. */
   AUTH_CACHE_TTL_SECONDS: env.int(30, 0, 3600),
