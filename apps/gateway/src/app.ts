@@ -16,6 +16,9 @@ import { rejectMalformedRequests } from './http/reject-malformed';
 import { sendJson } from './http/respond';
 import { apiHeaders, requestContext } from './http/request-context';
 import { apiRoutes } from './routes';
+import { markStreamedBodies } from './http/streamed-body';
+import { uploadDownloadRoutes } from './web/upload-downloads';
+import { gitHttpRoutes } from './git/git-http-routes';
 
 export interface GatewayDeps {
   services: Services;
@@ -37,6 +40,8 @@ export interface GatewayDeps {
   trustProxy: number;
   version: string;
   revision: string;
+  /** Git over HTTP (clone, fetch, push at http_url_to_repo), proxied to repo-admin with a grant signed by ACTOR_SECRET. */
+  gitHttp?: { repoAdminUrl: string; actorSecret: string };
 }
 
 /** The Express application: health, then /api/v4 with GitLab's conventions. No listening here. */
@@ -65,12 +70,21 @@ export function createApp(deps: GatewayDeps): Express {
   const api = express.Router();
   api.use(apiHeaders);
   api.use(validHost);
+  const routes = apiRoutes(deps.version, deps.revision);
+  // Routes that stream their own multipart body (uploads beyond BODY_LIMIT) are marked before the body parsers run.
+  markStreamedBodies(api, routes);
   api.use(bodyParams(deps.bodyLimit));
   const authenticator = new TokenAuthenticator({
     identity: deps.services.identity, redis: deps.redis, subscriber: deps.authSubscriber, redisTtlSeconds: deps.authCacheTtlSeconds,
     localTtlMs: deps.authLocalTtlMs, negativeTtlMs: deps.authNegativeTtlMs, logger: deps.logger,
   });
-  registerRoutes(api, apiRoutes(deps.version, deps.revision), {
+  // Git smart HTTP, outside /api/v4 (its bodies stream to repo-admin: no body parser runs before it).
+  if (deps.gitHttp) {
+    app.use(gitHttpRoutes({ services: deps.services, authenticator, urlsFor, repoAdminUrl: deps.gitHttp.repoAdminUrl, actorSecret: deps.gitHttp.actorSecret, logger: deps.logger }));
+  }
+  // Uploads and avatars where GitLab serves them, outside /api/v4 (an upload's `full_path`, a project's `avatar_url`).
+  app.use(uploadDownloadRoutes({ services: deps.services, auth: { authenticator, findUser: userFinder(deps.services.identity) }, urlsFor }));
+  registerRoutes(api, routes, {
     services: deps.services,
     auth: { authenticator, findUser: userFinder(deps.services.identity) },
     urlsFor,

@@ -1,12 +1,18 @@
 import { accessRequestsV1, identityV1, projectsV1, repoAdminV1 } from '@glp/proto';
 import { createGrpcClient, type PromiseClient } from '@glp/service-kit';
 import type { GatewayConfig } from './config';
+import { createRepoAdminStreams, type RepoAdminStreams } from './repo-admin-streams';
+import { createUploadStreams, type UploadStreams } from './upload-streams';
 
 export interface Services {
   identity: PromiseClient<identityV1.IdentityServiceClient>;
   projects: PromiseClient<projectsV1.ProjectsServiceClient>;
   accessRequests: PromiseClient<accessRequestsV1.AccessRequestsServiceClient>;
   repoAdmin: PromiseClient<repoAdminV1.RepoAdminServiceClient>;
+  /** repo-admin's server-streaming calls (snapshots). */
+  repoAdminStreams: RepoAdminStreams;
+  /** repo-admin's streaming calls of uploads and avatars. */
+  uploads: UploadStreams;
   close(): void;
 }
 
@@ -21,6 +27,8 @@ export function createServices(config: GatewayConfig): Services {
     projects,
     accessRequests,
     repoAdmin,
+    repoAdminStreams: createRepoAdminStreams(repoAdmin.raw, config.ACTOR_SECRET),
+    uploads: createUploadStreams(repoAdmin.raw, config.ACTOR_SECRET),
     close() {
       identity.close();
       projects.close();

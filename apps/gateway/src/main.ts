@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     authNegativeTtlMs: config.AUTH_NEGATIVE_CACHE_TTL_MS, accessLogLevel: config.ACCESS_LOG_LEVEL,
     accessLogger: createFixedFieldsLogger('gateway', config.LOG_LEVEL),
     bodyLimit: config.BODY_LIMIT, trustProxy: config.TRUST_PROXY, version: config.GITLAB_VERSION, revision: process.env.GIT_REVISION ?? 'glp',
+    gitHttp: { repoAdminUrl: config.REPO_ADMIN_HTTP_URL, actorSecret: config.ACTOR_SECRET },
   });
   const server = app.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {

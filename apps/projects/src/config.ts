@@ -25,6 +25,14 @@ export const projectsEnv = z.object({
   DELETION_DELAY_DAYS: env.int(0, 0, 90),
   /** How often projects whose deletion day has come are purged. */
   PURGE_INTERVAL_MS: env.int(60000, 100),
+  /** Seals import URLs (their credentials) at rest; unset: derived from ACTOR_SECRET. */
+  SECRETS_KEY: env.str(''),
+  /**
+   * GitLab's outbound URL rules for imports and mirrors: `allow_local_requests_from_web_hooks_and_services` (loopback and
+   * private addresses allowed) and `outbound_local_requests_whitelist` (hosts, IPs, CIDRs, optional :port).
+   */
+  IMPORT_ALLOW_LOCAL_NETWORK: env.bool(false),
+  IMPORT_URL_ALLOWLIST: z.string().optional().transform((v) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)),
 });
 
 export type ProjectsConfig = z.infer<typeof projectsEnv>;

@@ -6,6 +6,7 @@ import {
   runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
+import { SecretBox } from './domain/secret-box';
 import { startDeletionPurge } from './app/delete-project';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
 import { onRepositoryChanged } from './events/repository-consumer';
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
 
   const deps = {
     pool, identity, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
+    secretBox: new SecretBox(config.SECRETS_KEY || config.ACTOR_SECRET),
+    importRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
   };
   const purge = startDeletionPurge(deps, logger, config.PURGE_INTERVAL_MS);
   onShutdown('deletion purge', () => purge.stop());

@@ -12,7 +12,12 @@ export const repoAdminEnv = z.object({
   DB_POOL_MAX: env.int(10, 1, 200),
   GRPC_HOST: env.str('0.0.0.0'),
   GRPC_PORT: env.port(50054),
+  /** Git over HTTP: the listener the gateway proxies clones, fetches and pushes to (signed requests only). */
+  HTTP_HOST: env.str('0.0.0.0'),
+  HTTP_PORT: env.port(8081),
   IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
+  /** projects' gRPC address: repo-admin asks it for import sources (URLs with credentials never travel in events). */
+  PROJECTS_GRPC_ADDR: env.str('127.0.0.1:50052'),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
@@ -29,6 +34,17 @@ export const repoAdminEnv = z.object({
   JOB_POLL_MS: env.int(1000, 50),
   JOB_LEASE_MS: env.int(15 * 60_000, 1000),
   JOB_MAX_ATTEMPTS: env.int(5, 1, 100),
+  /** GitLab's `max_attachment_size`: the largest upload (POST /projects/:id/uploads), in megabytes (MiB). */
+  MAX_ATTACHMENT_SIZE: env.int(100, 1, 100_000),
+  /**
+   * GitLab's outbound URL rules for imports and mirrors: loopback and private targets allowed, and the
+   * `outbound_local_requests_whitelist` (hosts, IPs, CIDRs, optional :port). Checked again, resolved and pinned, at fetch time.
+   */
+  IMPORT_ALLOW_LOCAL_NETWORK: env.bool(false),
+  /** Pull mirrors: time between scheduled updates, and how often due mirrors are looked for. */
+  MIRROR_INTERVAL_MS: env.int(30 * 60_000, 1000),
+  MIRROR_POLL_MS: env.int(10_000, 100),
+  IMPORT_URL_ALLOWLIST: z.string().optional().transform((v) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)),
 });
 
 export type RepoAdminConfig = z.infer<typeof repoAdminEnv>;

@@ -1,14 +1,18 @@
 import { createPool } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
-import { identityV1, repoAdminV1 } from '@glp/proto';
+import { identityV1, projectsV1, repoAdminV1 } from '@glp/proto';
 import {
-  bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
+  createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
 } from '@glp/service-kit';
 import { startJobWorker } from './app/job-worker';
 import { loadRepoAdminConfig, storageRoot } from './config';
-import { onProjectCreated, onProjectDeleted, onProjectForked } from './events/project-consumer';
-import { repoAdminService } from './grpc/repo-admin-service';
+import { onProjectCreated, onProjectDeleted, onProjectForked, onProjectUpdated } from './events/project-consumer';
+import { startMirrorScheduler } from './app/pull-mirror';
+import { repoAdminImplementation } from './grpc/implementation';
+import { startGitOverHttp } from './http/git-over-http';
 import { migrateRepoAdmin } from './migrations';
+import { sweepTemp } from './disk/upload-files';
+import { attachmentLimitBytes } from './domain/upload-rules';
 import { listenForJobs } from './store/job-notifications';
 
 async function main(): Promise<void> {
@@ -23,7 +27,11 @@ async function main(): Promise<void> {
   const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_MAX, applicationName: 'repo-admin' });
   onShutdown('db pool', () => pool.end());
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
-  onShutdown('identity client', () => identity.close());
+  const projects = createGrpcClient(projectsV1.ProjectsServiceClient, config.PROJECTS_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
+  onShutdown('service clients', () => {
+    identity.close();
+    projects.close();
+  });
 
   const relay = new OutboxRelay({
     databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
@@ -33,11 +41,17 @@ async function main(): Promise<void> {
   onShutdown('outbox relay', () => relay.stop());
 
   const deps = {
-    pool, identity, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
+    pool, identity, projects, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
+    remoteRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     storageRoot: storageRoot(config), git: { gitBin: config.GIT_BIN, timeoutMs: config.GIT_TIMEOUT_MS },
-    jobLeaseMs: config.JOB_LEASE_MS, jobMaxAttempts: config.JOB_MAX_ATTEMPTS,
+    jobLeaseMs: config.JOB_LEASE_MS, jobMaxAttempts: config.JOB_MAX_ATTEMPTS, mirrorIntervalMs: config.MIRROR_INTERVAL_MS,
+    maxAttachmentBytes: attachmentLimitBytes(config.MAX_ATTACHMENT_SIZE),
   };
+  // Uploads a process that died mid-transfer left half-written (never visible: no row points at them).
+  await sweepTemp(deps.storageRoot, 60 * 60_000).catch((err: unknown) => logger.warn({ err }, 'upload temporary files not swept'));
   const worker = startJobWorker(deps, logger, config.JOB_POLL_MS);
+  const mirrors = startMirrorScheduler(deps, logger, config.MIRROR_POLL_MS);
+  onShutdown('mirror scheduler', () => mirrors.stop());
   onShutdown('job worker', () => worker.stop());
   const notifications = listenForJobs(config.DATABASE_URL, config.DB_SCHEMA, logger, () => worker.wake());
   onShutdown('job notifications', () => notifications.stop());
@@ -52,6 +66,7 @@ async function main(): Promise<void> {
       ...onEvent(EventTypes.ProjectCreated, ({ client, payload }) => onProjectCreated(client, payload)),
       ...onEvent(EventTypes.ProjectForked, ({ client, payload }) => onProjectForked(client, payload)),
       ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, payload)),
+      ...onEvent(EventTypes.ProjectUpdated, ({ client, payload }) => onProjectUpdated(client, payload)),
     },
   });
   consumer.startInBackground();
@@ -64,12 +79,14 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.repo_admin.v1.RepoAdminService',
       definition: repoAdminV1.RepoAdminServiceService,
-      implementation: bindService(repoAdminV1.RepoAdminServiceService, repoAdminService(deps), { actorSecret: config.ACTOR_SECRET, logger }),
+      implementation: repoAdminImplementation(deps, { actorSecret: config.ACTOR_SECRET, logger }),
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
+  const gitHttp = await startGitOverHttp(deps, { host: config.HTTP_HOST, port: config.HTTP_PORT, actorSecret: config.ACTOR_SECRET, logger });
+  onShutdown('git http server', () => gitHttp.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
   await startMetricsServer(config.METRICS_PORT);
-  logger.info({ grpc_port: grpc.port, storage_root: deps.storageRoot }, 'repo-admin ready');
+  logger.info({ grpc_port: grpc.port, http_port: gitHttp.port, storage_root: deps.storageRoot }, 'repo-admin ready');
 }
 
 runMain('repo-admin', main);

@@ -17,6 +17,8 @@ export interface RunningStack {
   topicPrefix: string;
   /** repo-admin's storage root (its bare repositories, GitLab's hashed layout). */
   storageRoot: string;
+  /** repo-admin's git HTTP listener (the gateway proxies git smart HTTP there; it answers signed requests only). */
+  repoAdminHttpUrl: string;
   /** gRPC addresses of the services (benchmarks call them directly). */
   grpcAddrs: { identity: string; projects: string; accessRequests: string; repoAdmin: string };
   /** Prometheus endpoints by service. */
@@ -50,7 +52,8 @@ export async function startStack(
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
-  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, ...metricsPorts] = await Promise.all(Array.from({ length: 10 }, () => freePort()));
+  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, repoAdminHttpPort, ...metricsPorts] = await Promise.all(Array.from({ length: 11 }, () => freePort()));
+  const repoAdminHttpUrl = `http://127.0.0.1:${repoAdminHttpPort}`;
   const storageRoot = path.join(dataDir, 'repositories');
   const common: Record<string, string> = {
     DATABASE_URL: infra.databaseUrl,
@@ -64,13 +67,14 @@ export async function startStack(
     PROJECTS_GRPC_ADDR: `127.0.0.1:${projectsPort}`,
     ACCESS_REQUESTS_GRPC_ADDR: `127.0.0.1:${accessRequestsPort}`,
     REPO_ADMIN_GRPC_ADDR: `127.0.0.1:${repoAdminPort}`,
+    REPO_ADMIN_HTTP_URL: repoAdminHttpUrl,
     ...opts.env,
   };
   const all: ServiceSpec[] = [
     { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
     { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
     { name: 'access-requests', main: 'apps/access-requests/dist/main.js', env: { DB_SCHEMA: schemas.accessRequests, GRPC_PORT: String(accessRequestsPort), KAFKA_CONSUMER_GROUP: `${id}-access-requests`, METRICS_PORT: String(metricsPorts[3]) } },
-    { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(repoAdminPort), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200' } },
+    { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(repoAdminPort), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(repoAdminHttpPort) } },
     { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id } },
   ];
   const services = all.filter((s) => !opts.without?.includes(s.name as 'repo-admin'));
@@ -146,5 +150,5 @@ export async function startStack(
   const grpcAddrs = {
     identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
   };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
 }

@@ -3,6 +3,8 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import multer from 'multer';
 import { utf8FromLatin1 } from './malformed-strings';
 import { markMalformed, sendMalformed } from './reject-malformed';
+import { UploadedFile } from './file-param';
+import { streamsItsBody } from './streamed-body';
 
 /**
  * `multipart/form-data` params, as Rack parses them for Grape: text fields become params with the same bracket
@@ -50,6 +52,21 @@ function decodeFields(body: unknown): boolean {
   return true;
 }
 
+/**
+ * Each uploaded file becomes the param of its field name (an `UploadedFile`; a text field of the same name wins), as
+ * Grape sees Rack's uploaded files among the params. Field names with brackets are left out.
+ */
+function addFileParams(req: Request): void {
+  const files = Array.isArray(req.files) ? (req.files as Express.Multer.File[]) : [];
+  if (files.length === 0) return;
+  if (typeof req.body !== 'object' || req.body === null) req.body = {};
+  const body = req.body as Record<string, unknown>;
+  for (const f of files) {
+    if (/[[\]]/.test(f.fieldname) || f.fieldname === '__proto__' || Object.hasOwn(body, f.fieldname)) continue;
+    body[f.fieldname] = new UploadedFile(f.fieldname, f.originalname, f.mimetype, f.size, f.buffer);
+  }
+}
+
 function parseMultipart(req: Request, res: Response, next: NextFunction): void {
   if (!Buffer.isBuffer(req.body)) {
     next();
@@ -63,10 +80,12 @@ function parseMultipart(req: Request, res: Response, next: NextFunction): void {
       return;
     }
     if (!decodeFields(req.body)) markMalformed(req);
+    else addFileParams(req);
     next();
   });
 }
 
 export function multipartParams(bodyLimit: string): RequestHandler[] {
-  return [express.raw({ type: 'multipart/*', limit: bodyLimit }), parseMultipart];
+  // A route that streams its own body (`streamsBody`, e.g. an upload beyond BODY_LIMIT) reads it itself.
+  return [express.raw({ type: (req) => !streamsItsBody(req) && /^multipart\//i.test(req.headers['content-type'] ?? ''), limit: bodyLimit }), parseMultipart];
 }

@@ -6,6 +6,7 @@ import { authenticate, type AuthDeps } from './authenticate';
 import { HttpError } from './errors';
 import { mergeParams, parseParams } from './params';
 import { sendJson } from './respond';
+import { sendStream } from './send-stream';
 import type { RouteDef } from './route';
 
 export interface RouteDeps {
@@ -32,7 +33,8 @@ export function registerRoutes(router: Router, defs: readonly RouteDef[], deps: 
         const result = await runWithContext({ requestId, actor }, () =>
           def.handler({ req, res, actor, user, tokenId, params: parsed.value, urls: deps.urlsFor(req), services: deps.services }),
         );
-        sendJson(res, result.status ?? 200, result.body, result.headers);
+        if (result.stream) await sendStream(res, result.status ?? 200, result.stream, result.headers);
+        else sendJson(res, result.status ?? 200, result.body, result.headers);
       } catch (err) {
         next(err);
       }

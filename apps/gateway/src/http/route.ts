@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { Readable } from 'node:stream';
 import type { identityV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
 import type { Services } from '../clients';
@@ -30,6 +31,8 @@ export interface RouteResult {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A streamed body instead of JSON (a snapshot): sent with `status` and `headers` by `http/send-stream.ts`. */
+  stream?: Readable;
 }
 
 /** A REST route as data: method, path, who may call it, its parameters, and the handler. */
@@ -41,6 +44,8 @@ export interface RouteDef<F extends ParamFields = ParamFields> {
   /** Token scopes besides api/read_api that allow the route (e.g. read_user). */
   scopes?: readonly string[];
   params: ParamSchema<F>;
+  /** The handler reads a multipart body itself, as a stream (`http/streamed-body.ts`): files beyond BODY_LIMIT. */
+  streamsBody?: boolean;
   handler(ctx: RouteContext<InferParams<F>>): Promise<RouteResult>;
 }
 

@@ -1,5 +1,6 @@
 import { projectsV1 } from '@glp/proto';
 import type { UrlBuilder } from './urls';
+import { projectAvatarUrl } from './upload';
 
 const iso = (d?: Date) => (d ? d.toISOString() : null);
 /** The instance default branch name, shown while a repository has none (GitLab renders the fallback). */
@@ -87,7 +88,7 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     // No repository files exist yet, so no license is detected: GitLab shows both as null when asked (`if: :license`).
     license_url: viewer.license ? null : undefined,
     license: viewer.license ? null : undefined,
-    avatar_url: null,
+    avatar_url: projectAvatarUrl(p.id, s.avatar, urls.web),
     star_count: p.starCount,
     last_activity_at: iso(p.lastActivityAt),
     namespace: namespaceEntity(p, urls),
@@ -159,8 +160,15 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     creator_id: full ? p.creatorId : undefined,
     // Forks only: whether merge requests target the fork itself by default (false: the upstream project).
     mr_default_target_self: full && p.forked ? s.mrDefaultTargetSelf ?? false : undefined,
-    import_url: full ? null : undefined,
-    import_type: full ? null : undefined,
+    // admin_project only (the service leaves them empty for others): the source with its credentials masked.
+    import_url: maintainer ? p.importUrl || null : undefined,
+    import_type: maintainer ? p.importType || null : undefined,
+    // EE's pull mirror block: `mirror` always, the rest only for a mirror.
+    mirror: full ? p.mirror?.mirror ?? false : undefined,
+    mirror_user_id: full && p.mirror?.mirror ? p.mirror.mirrorUserId ?? null : undefined,
+    mirror_trigger_builds: full && p.mirror?.mirror ? p.mirror.mirrorTriggerBuilds ?? false : undefined,
+    only_mirror_protected_branches: full && p.mirror?.mirror ? p.mirror.onlyMirrorProtectedBranches ?? false : undefined,
+    mirror_overwrites_diverged_branches: full && p.mirror?.mirror ? p.mirror.mirrorOverwritesDivergedBranches ?? false : undefined,
     import_status: full ? p.importStatus || 'none' : undefined,
     import_error: maintainer ? p.importError || null : undefined,
     open_issues_count: full && issues ? p.openIssuesCount : undefined,

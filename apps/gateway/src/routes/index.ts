@@ -7,13 +7,16 @@ import { namespaceRoutes } from './namespace-routes';
 import { projectCustomAttributeRoutes } from './project-custom-attribute-routes';
 import { projectDeletionRoutes } from './project-deletion-routes';
 import { projectForkRoutes } from './project-fork-routes';
+import { projectMirrorRoutes } from './project-mirror-routes';
 import { projectTransferRoutes } from './project-transfer-routes';
 import { projectEditRoutes } from './project-edit-routes';
 import { projectLifecycleRoutes } from './project-lifecycle-routes';
 import { projectMemberRoutes } from './project-member-routes';
 import { projectRoutes } from './project-routes';
 import { projectSharingRoutes } from './project-sharing-routes';
+import { repositoryAdminRoutes } from './repository-admin-routes';
 import { tokenRoutes } from './token-routes';
+import { uploadRoutes } from './upload-routes';
 import { userRoutes } from './user-routes';
 import { userProjectRoutes } from './user-project-routes';
 
@@ -23,9 +26,11 @@ import { userProjectRoutes } from './user-project-routes';
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
-    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...projectForkRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...projectForkRoutes, ...projectMirrorRoutes, ...groupRoutes, ...groupMemberRoutes,
     ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
     ...userProjectRoutes,
     ...projectCustomAttributeRoutes,
+    ...repositoryAdminRoutes,
+    ...uploadRoutes,
   ];
 }

@@ -23,6 +23,7 @@ function int32Fields(file: string): Map<string, string[]> {
 const projects = int32Fields('projects/v1/projects.proto');
 const identity = int32Fields('identity/v1/identity.proto');
 const accessRequests = int32Fields('access_requests/v1/access_requests.proto');
+const repoAdmin = int32Fields('repo_admin/v1/repo_admin.proto');
 
 /** The request messages each route's params are copied into. Every route with an integer param must be here. */
 const ROUTE_MESSAGES: Record<string, string[][]> = {
@@ -76,6 +77,9 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'GET /personal_access_tokens/:id': [['identity', 'GetPersonalAccessTokenRequest']],
   'DELETE /personal_access_tokens/:id': [['identity', 'RevokePersonalAccessTokenRequest']],
   'POST /personal_access_tokens/:id/rotate': [['identity', 'RotatePersonalAccessTokenRequest']],
+  'GET /projects/:id/uploads': [['repoAdmin', 'ListUploadsRequest']],
+  'GET /projects/:id/uploads/:upload_id': [['repoAdmin', 'DownloadUploadRequest']],
+  'DELETE /projects/:id/uploads/:upload_id': [['repoAdmin', 'DeleteUploadRequest']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -94,7 +98,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
       for (const [service, message] of ROUTE_MESSAGES[key] ?? []) {
-        const fields = { projects, identity, accessRequests }[service as 'projects' | 'identity' | 'accessRequests'].get(message!);
+        const fields = { projects, identity, accessRequests, repoAdmin }[service as 'projects' | 'identity' | 'accessRequests' | 'repoAdmin'].get(message!);
         if (!fields) throw new Error(`no message ${service}.${message} in the proto files`);
         for (const name of fields) {
           const param = route.params.fields[name];
@@ -139,6 +143,8 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /projects/:id/members/all per_page',
       'GET /projects/:id/starrers page',
       'GET /projects/:id/starrers per_page',
+      'GET /projects/:id/uploads page',
+      'GET /projects/:id/uploads per_page',
       'GET /projects/:id/users page',
       'GET /projects/:id/users per_page',
       'GET /users page',

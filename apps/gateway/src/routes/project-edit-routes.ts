@@ -3,8 +3,9 @@ import { HttpError } from '../http/errors';
 import { route, type RouteDef } from '../http/route';
 import { projectEntity } from '../presenters/project';
 import { requireProject } from './project-member-routes';
-import { projectAttributeParams, visibilityToProto } from './project-routes';
+import { importParamFields, mirrorSettingsOf, projectAttributeParams, validateImportUrl, visibilityToProto } from './project-routes';
 import { settingsFromParams } from './project-settings-params';
+import { applyAvatar, avatarFileOf } from './project-avatar';
 
 const OWNER = 50;
 
@@ -22,8 +23,6 @@ const NOT_KEPT = {
   package_registry_access_level: p.enumOf(['disabled', 'private', 'enabled', 'public']),
   show_diff_preview_in_email: p.boolean(),
   resource_group_default_process_mode: p.enumOf(['unordered', 'oldest_first', 'newest_first', 'newest_ready_first']),
-  /** A file (multipart; not a param here). `avatar=` (empty) or null removes the avatar, which no project has; any other text is invalid. */
-  avatar: p.string().regexp(/^$/),
   /** Administrators only: GitLab schedules a repository storage move. */
   repository_storage: p.string(),
   merge_request_title_regex: p.string(),
@@ -42,18 +41,10 @@ const NOT_KEPT = {
   // EE (higher tier)
   only_allow_merge_if_all_status_checks_passed: p.boolean(),
   approvals_before_merge: p.integer().notBlank(),
-  mirror: p.boolean(),
-  mirror_trigger_builds: p.boolean(),
   prevent_merge_without_jira_issue: p.boolean(),
   auto_duo_code_review_enabled: p.boolean(),
   spp_repository_pipeline_access: p.boolean(),
   allow_pipeline_trigger_approve_deployment: p.boolean(),
-  /** Administrators only. */
-  mirror_user_id: p.integer(),
-  only_mirror_protected_branches: p.boolean(),
-  mirror_branch_regex: p.string(),
-  mirror_overwrites_diverged_branches: p.boolean(),
-  import_url: p.string(),
   fallback_approvals_required: p.integer(),
   issues_template: p.string(),
   merge_requests_template: p.string(),
@@ -67,6 +58,8 @@ const NOT_KEPT = {
 const editProjectParams = defineParams({
   id: p.string().required(),
   ...projectAttributeParams,
+  // import_url and EE's pull mirror params: kept (projects) and acted on (repo-admin's mirror).
+  ...importParamFields,
   ...NOT_KEPT,
 })
   .mutuallyExclusive('only_mirror_protected_branches', 'mirror_branch_regex')
@@ -116,6 +109,7 @@ export const projectEditRoutes: RouteDef[] = [
         const { project: seen } = await services.projects.getProject({ selector: project.selector, withCustomAttributes: false, statistics: false });
         if ((seen?.callerAccessLevel ?? 0) < OWNER) throw HttpError.forbidden();
       }
+      await validateImportUrl(services, params.import_url); // GitLab's validate_git_import_url!: 422
       const topics = params.topics ?? params.tag_list;
       const { project: updated } = await services.projects.updateProject({
         project,
@@ -128,8 +122,13 @@ export const projectEditRoutes: RouteDef[] = [
         topics: topics ?? [],
         setTopics: topics !== undefined,
         settings: settingsFromParams(params),
+        avatar: avatarFileOf(params.avatar),
+        importUrl: params.import_url ?? undefined,
+        mirror: mirrorSettingsOf(params, actor.admin),
       });
-      return { body: projectEntity(updated!, urls, { authenticated: true, admin: actor.admin }) };
+      // A new avatar (validated with the edit) is stored and recorded now; `avatar=` removes it.
+      const result = await applyAvatar(services, updated!, params.avatar);
+      return { body: projectEntity(result, urls, { authenticated: true, admin: actor.admin }) };
     },
   }),
 ];

@@ -7,6 +7,8 @@ import type { InferParams } from '../http/params';
 import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
 import { createSettingsParamFields, settingsFromParams, settingsParamFields } from './project-settings-params';
 import { customAttributePairs, showsCustomAttributes } from './custom-attribute-params';
+import { fileOrEmptyParam, UploadedFile } from '../http/file-param';
+import { applyAvatar, avatarFileOf } from './project-avatar';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_TO_PROTO = {
@@ -46,6 +48,33 @@ export const projectAttributeParams = {
   topics: p.arrayOf(p.string()).commaSeparated(),
   tag_list: p.arrayOf(p.string()).commaSeparated(),
   ...settingsParamFields,
+  /** A multipart file (GitLab's `WorkhorseFile`), or `avatar=` to remove it (edit); other text is "avatar is invalid". */
+  avatar: fileOrEmptyParam(),
+};
+
+type ImportParams = { [K in keyof typeof importParamFields]?: InferParams<typeof importParamFields>[K] };
+
+/** The mirror params sent (unset: unchanged); `mirror_user_id` only from administrators (GitLab drops it for others). */
+export function mirrorSettingsOf(params: ImportParams, admin: boolean): projectsV1.MirrorSettings | undefined {
+  const m: projectsV1.MirrorSettings = {
+    mirror: params.mirror ?? undefined, mirrorTriggerBuilds: params.mirror_trigger_builds ?? undefined,
+    onlyMirrorProtectedBranches: params.only_mirror_protected_branches ?? undefined,
+    mirrorOverwritesDivergedBranches: params.mirror_overwrites_diverged_branches ?? undefined,
+    mirrorUserId: admin ? params.mirror_user_id ?? undefined : undefined, mirrorBranchRegex: params.mirror_branch_regex ?? undefined,
+  };
+  return Object.values(m).some((v) => v !== undefined) ? m : undefined;
+}
+
+/** Import from a URL and pull-mirror it (GitLab's `import_url` and EE's mirror params on create). */
+export const importParamFields = {
+  import_url: p.string(),
+  mirror: p.boolean(),
+  mirror_trigger_builds: p.boolean(),
+  only_mirror_protected_branches: p.boolean(),
+  mirror_overwrites_diverged_branches: p.boolean(),
+  /** Administrators only (GitLab drops it for others). */
+  mirror_user_id: p.integer(),
+  mirror_branch_regex: p.string(),
 };
 
 const createProjectParams = defineParams({
@@ -53,7 +82,8 @@ const createProjectParams = defineParams({
   namespace_id: p.integer(),
   initialize_with_readme: p.boolean(),
   ...createSettingsParamFields,
-}).atLeastOneOf('name', 'path');
+  ...importParamFields,
+}).atLeastOneOf('name', 'path').mutuallyExclusive('only_mirror_protected_branches', 'mirror_branch_regex');
 
 /**
  * The filters every project listing shares (GitLab's `collection_params` + `statistics_params`). `statistics` shows each
@@ -156,7 +186,7 @@ export async function listProjectsPage(
 type CreateParams = typeof createProjectParams extends ParamSchema<infer F> ? InferParams<F> : never;
 
 /** POST /projects and POST /projects/user/:user_id: the create request (`userId` 0: as the caller). */
-function createProjectRequest(params: CreateParams, userId: number): projectsV1.CreateProjectRequest {
+function createProjectRequest(params: CreateParams, userId: number, admin: boolean): projectsV1.CreateProjectRequest {
   return {
     name: params.name ?? undefined,
     path: params.path ?? undefined,
@@ -168,6 +198,9 @@ function createProjectRequest(params: CreateParams, userId: number): projectsV1.
     initializeWithReadme: params.initialize_with_readme ?? false,
     settings: settingsFromParams(params),
     userId,
+    avatar: avatarFileOf(params.avatar),
+    importUrl: params.import_url || undefined,
+    mirror: params.import_url ? mirrorSettingsOf(params, admin) : undefined,
   };
 }
 
@@ -183,7 +216,21 @@ const createProjectForUserParams = defineParams({
   namespace_id: p.integer(),
   initialize_with_readme: p.boolean(),
   ...createSettingsParamFields,
+  ...importParamFields,
 });
+
+/**
+ * GitLab's `validate_git_import_url!` (before the project is created): repo-admin checks the URL against the outbound
+ * URL rules and that it answers as a git repository; a refusal is 422 `{"message":"<reason>"}`. Blank: no import.
+ */
+export async function validateImportUrl(services: RouteContext<unknown>['services'], url: string | null | undefined): Promise<void> {
+  if (!url) return;
+  await services.repoAdmin.validateRemote({ url }).catch((err: unknown) => {
+    const e = err as { kind?: unknown; message?: unknown };
+    if (e?.kind === 'rejected' || e?.kind === 'bad_request') throw HttpError.unprocessable(String(e.message));
+    throw err;
+  });
+}
 
 /**
  * POST /projects words a personal project limit as `error!(project.errors[:limit_reached], 403)`: 403
@@ -199,10 +246,12 @@ export const projectRoutes: RouteDef[] = [
   route({
     method: 'POST', path: '/projects', access: 'user', params: createProjectParams,
     handler: async ({ params, actor, services, urls }) => {
-      const { project } = await services.projects.createProject(createProjectRequest(params, 0)).catch((err: unknown) => {
+      await validateImportUrl(services, params.import_url);
+      const { project } = await services.projects.createProject(createProjectRequest(params, 0, actor.admin)).catch((err: unknown) => {
         throw limitReached(err) ?? err;
       });
-      return { status: 201, body: projectEntity(project!, urls, { authenticated: true, admin: actor.admin }) };
+      const created = await applyAvatar(services, project!, params.avatar instanceof UploadedFile ? params.avatar : undefined);
+      return { status: 201, body: projectEntity(created, urls, { authenticated: true, admin: actor.admin }) };
     },
   }),
 
@@ -212,8 +261,10 @@ export const projectRoutes: RouteDef[] = [
       if (!actor.admin) throw HttpError.forbidden(); // authenticated_as_admin!
       const userId = params.user_id ?? 0;
       if (userId < 1) throw HttpError.notFound('User'); // no user has such an id (and 0 would mean the caller)
-      const { project } = await services.projects.createProject(createProjectRequest(params, userId));
-      return { status: 201, body: projectEntity(project!, urls, { authenticated: true, admin: actor.admin }) };
+      await validateImportUrl(services, params.import_url);
+      const { project } = await services.projects.createProject(createProjectRequest(params, userId, actor.admin));
+      const created = await applyAvatar(services, project!, params.avatar instanceof UploadedFile ? params.avatar : undefined);
+      return { status: 201, body: projectEntity(created, urls, { authenticated: true, admin: actor.admin }) };
     },
   }),
 

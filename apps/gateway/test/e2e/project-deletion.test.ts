@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Pool } from 'pg';
 import { startStack, type RunningStack } from '@glp/testing';
 
@@ -54,6 +57,13 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     if (own > 0) left.projects = own;
     const requests = await requestsOf('project', projectId);
     if (requests > 0) left.access_requests = requests;
+    // repo-admin: the project's uploads and avatar, rows and files.
+    const uploads = (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.repoAdmin}.uploads WHERE project_id = $1`, [projectId])).rows[0].n as number;
+    if (uploads > 0) left['repo_admin.uploads'] = uploads;
+    const h = createHash('sha256').update(String(projectId)).digest('hex');
+    for (const dir of [path.join('@uploads', '@hashed', h.slice(0, 2), h.slice(2, 4), h), path.join('@uploads', '-', 'system', 'project', 'avatar', String(projectId))]) {
+      if (existsSync(path.join(stack.storageRoot, dir))) left[dir] = 1;
+    }
     return left;
   };
   const inDays = (n: number) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
@@ -139,6 +149,13 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     await expectJson(await api(`/projects/${project.id}/fork/${upstream.id}`, { method: 'POST', as: 'alice' }), 201);
     const fork = await expectJson(await api(`/projects/${project.id}/fork`, { ...json('POST', { path: 'everything-fork', name: 'everything fork' }), as: 'carol' }), 201);
     await expectJson(await api(`/projects/${project.id}`, { ...json('PUT', { path: 'everything-renamed' }), as: 'alice' }), 200);
+    const file = new FormData();
+    file.append('file', new Blob(['notes']), 'notes.txt');
+    await expectJson(await api(`/projects/${project.id}/uploads`, { method: 'POST', body: file, as: 'bob' }), 201);
+    const avatar = new FormData();
+    avatar.append('avatar', new Blob([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')], { type: 'image/png' }), 'logo.png');
+    await expectJson(await api(`/projects/${project.id}`, { method: 'PUT', body: avatar, as: 'alice' }), 200);
+    expect(await leftBehind(project.id)).toMatchObject({ 'repo_admin.uploads': 2 });
     expect(Object.keys(await leftBehind(project.id)).length).toBeGreaterThan(3); // the check sees attached rows
 
     await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);

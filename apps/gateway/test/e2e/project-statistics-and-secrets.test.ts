@@ -61,7 +61,8 @@ describe('project statistics, runners token, license and size orderings', () => 
 
   beforeAll(async () => {
     // Verbose logs: the runners token must not reach any of them.
-    stack = await startStack({ name: 'e2e_stats', env: { LOG_LEVEL: 'trace', ACCESS_LOG_LEVEL: 'info' } });
+    // This file plays repo-admin's part on Kafka (its measurements): the real one, which measures every new repository, stays out.
+    stack = await startStack({ name: 'e2e_stats', env: { LOG_LEVEL: 'trace', ACCESS_LOG_LEVEL: 'info' }, without: ['repo-admin'] });
     for (const name of ['stowner', 'stmaint', 'stdev', 'strep', 'stguest', 'ststranger']) {
       const user = await expectJson(await api('/users', json('POST', { username: name, name, email: `${name}@example.com`, password: `${name}-password-1` })), 201);
       userIds[name] = user.id;

@@ -206,6 +206,6 @@ describe('projects through the gateway', () => {
   });
 
   it('shuts every service down gracefully on SIGTERM (exit code 0)', async () => {
-    expect(await stack.stop()).toEqual({ identity: 0, projects: 0, 'access-requests': 0, gateway: 0 });
+    expect(await stack.stop()).toEqual({ identity: 0, projects: 0, 'access-requests': 0, 'repo-admin': 0, gateway: 0 });
   });
 });

@@ -1,3 +1,4 @@
+import type { SecretBox } from '../domain/secret-box';
 import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
 import type { PromiseClient } from '@glp/service-kit';
@@ -17,4 +18,8 @@ export interface ProjectsDeps {
   countLimit: number;
   /** DELETION_DELAY_DAYS: DELETE marks the project for this many days (0 or unset: deletes at once). */
   deletionDelayDays?: number;
+  /** Seals import URLs at rest (absent: imports are refused). */
+  secretBox?: SecretBox;
+  /** The outbound URL rules imports follow (GitLab's UrlBlocker settings). */
+  importRules?: { allowLocalNetwork: boolean; allowlist: readonly string[] };
 }

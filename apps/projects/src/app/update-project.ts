@@ -3,12 +3,16 @@ import type { projectsV1 } from '@glp/proto';
 import { DomainError, forbidden, invalid, notFound, unauthenticated, type Actor } from '@glp/service-kit';
 import { allowedSettings, mayEdit, needsGroupVisibility, planProjectEdit, type EditableProject, type ProjectEdit } from '../domain/project-edit';
 import { effectiveAccess, VISIBILITY_LEVELS, type VisibilityLevel } from '../domain/visibility';
+import { avatarErrors, withAvatarErrors } from '../domain/avatar-rules';
 import { projectFullPath, redirectLeftBy } from '../domain/redirect-rules';
 import { recordProjectUpdated } from '../events/project-events';
 import { lockProjectForEdit, takenByOtherProject, updateProjectAttributes } from '../store/projects-store';
 import { recordProjectRoute } from '../store/redirect-routes-store';
 import type { ProjectRow } from '../store/project-rows';
 import type { IdentityClient, ProjectsDeps } from './deps';
+import { storeImportSource, vetImport } from './import-source';
+import { planImportEdit } from '../domain/import-rules';
+import { findImportSource } from '../store/import-sources-store';
 import { accessFacts, callerId, readableProject, type ReadableProject } from './read-project';
 
 const editable = (r: ProjectRow): EditableProject => ({
@@ -42,6 +46,8 @@ export async function updateProject(
   actor: Actor,
   sel: projectsV1.ProjectSelector['selector'],
   edit: ProjectEdit,
+  /** A multipart `avatar` sent along: validated with the edit (its bytes are stored afterwards, SetProjectAvatar). */
+  avatar?: projectsV1.AvatarFile,
 ): Promise<ReadableProject> {
   if (actor.kind !== 'user') throw unauthenticated();
   const project = await readableProject(deps, actor, sel);
@@ -51,13 +57,23 @@ export async function updateProject(
     ? await groupVisibility(deps.identity, project.row.namespace_id)
     : undefined;
   const id = project.row.id;
+  // A new import URL passes GitLab's model validation (outbound URL rules) before anything is written.
+  const vettedUrl = edit.importUrl !== undefined ? (await vetImport(deps, edit.importUrl, undefined)).url : undefined;
   let row: ProjectRow;
   try {
     row = await withTransaction(deps.pool, async (client) => {
       const current = await lockProjectForEdit(client, id, callerId(actor));
       if (!current || current.pending_delete) throw notFound('Project');
       const taken = await takenByOtherProject(client, current.namespace_id, id, allowed.name ?? null, allowed.path ?? null);
-      const plan = planProjectEdit(editable(current), allowed, { taken, groupVisibility: bound });
+      const plan = withAvatarErrors(avatar ? avatarErrors(avatar) : [], () => planProjectEdit(editable(current), allowed, { taken, groupVisibility: bound }));
+      const source = await findImportSource(client, id);
+      const importEdit = planImportEdit(source, { url: vettedUrl, mirror: edit.mirror }, actor.id);
+      if (importEdit.kind === 'invalid') throw invalid(importEdit.errors);
+      if (importEdit.kind === 'changed') {
+        const url = importEdit.url ?? deps.secretBox!.open(source!.urlSealed);
+        await storeImportSource(deps, client, id, { url, mirror: importEdit.mirror });
+        plan.changed.push(...importEdit.changed);
+      }
       if (plan.changed.length === 0) return current;
       await updateProjectAttributes(client, id, plan.patch);
       const updated = (await lockProjectForEdit(client, id, callerId(actor)))!;

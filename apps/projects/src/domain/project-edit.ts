@@ -1,3 +1,4 @@
+import type { projectsV1 } from '@glp/proto';
 import { invalid, type Actor, type FieldErrors } from '@glp/service-kit';
 import { attributeErrors, normalizeTopics } from './new-project';
 import { defaultSettings, effectiveSettings, settingName, type Settings } from './project-settings';
@@ -22,6 +23,9 @@ export interface ProjectEdit {
   topics?: string[];
   /** Only the settings the client sent. */
   settings: Settings;
+  /** A new import source URL (pull mirror), and mirror configuration changes. */
+  importUrl?: string;
+  mirror?: projectsV1.MirrorSettings;
 }
 
 /** The stored state an edit applies to. */

@@ -87,6 +87,8 @@ function buildDefaults(visibility: VisibilityLevel): Required<Settings> {
     mrDefaultTargetSelf: false,
     ...CONTAINER_EXPIRATION_POLICY_DEFAULTS,
     showDefaultAwardEmojis: true,
+    // The stored avatar ("<secret>/<file name>" in repo-admin): none.
+    avatar: '',
   };
 }
 
@@ -105,9 +107,9 @@ export function defaultSettings(visibility: VisibilityLevel): Required<Settings>
   return { ...DEFAULTS[visibility] };
 }
 
-/** Only the keys a client actually set (undefined dropped), for storage. */
+/** Only the keys a client actually set (undefined dropped), for storage. `avatar` is never taken from a client's settings (SetProjectAvatar sets it). */
 export function explicitSettings(s: Settings | undefined): Settings {
-  return Object.fromEntries(Object.entries(s ?? {}).filter(([, v]) => v !== undefined)) as Settings;
+  return Object.fromEntries(Object.entries(s ?? {}).filter(([k, v]) => v !== undefined && k !== 'avatar')) as Settings;
 }
 
 export function effectiveSettings(stored: Settings, visibility: VisibilityLevel): Required<Settings> {

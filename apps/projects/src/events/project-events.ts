@@ -15,14 +15,14 @@ export async function recordProjectCreated(
   topic: string,
   p: {
     id: number; name: string; path: string; fullPath: string; namespaceId: number; creatorId: number; visibility: string; createdAt: Date;
-    defaultBranch?: string | null; initializeWithReadme?: boolean;
+    defaultBranch?: string | null; initializeWithReadme?: boolean; importSource?: boolean;
   },
   actor: Actor,
 ): Promise<void> {
   await appendProjectEvent(client, topic, p.id, EventTypes.ProjectCreated, projectEventsV1.ProjectCreated.fromPartial({
     projectId: p.id, name: p.name, path: p.path, pathWithNamespace: p.fullPath, namespaceId: p.namespaceId,
     creatorId: p.creatorId, visibility: p.visibility, createdAt: p.createdAt, defaultBranch: p.defaultBranch ?? '',
-    initializeWithReadme: p.initializeWithReadme ?? false,
+    initializeWithReadme: p.initializeWithReadme ?? false, importSource: p.importSource ?? false,
   }), actor);
 }
 

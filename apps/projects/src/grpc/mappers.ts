@@ -94,6 +94,15 @@ export function toProtoProject(r: ProjectRow, actor: Actor, levels: ProjectLevel
     forked: r.fork_source !== null,
     forkedFromProject: r.fork_source ? forkSourceProto(r.fork_source, actor, levels.source) : undefined,
     importError: r.import_error ?? '',
+    // GitLab shows import_url (masked) and import_type to those who administer the project.
+    importUrl: r.import_source && mayReadRunnersToken(actor, callerAccess) ? r.import_source.url_masked : '',
+    importType: r.import_source?.import_type ?? '',
+    mirror: r.import_source ? {
+      mirror: r.import_source.mirror, mirrorTriggerBuilds: r.import_source.mirror_trigger_builds,
+      onlyMirrorProtectedBranches: r.import_source.only_mirror_protected_branches,
+      mirrorOverwritesDivergedBranches: r.import_source.mirror_overwrites_diverged_branches,
+      mirrorUserId: r.import_source.mirror_user_id ?? undefined, mirrorBranchRegex: r.import_source.mirror_branch_regex ?? undefined,
+    } : undefined,
     statistics: extras.statistics && toProtoStatistics(extras.statistics),
     runnersToken: mayReadRunnersToken(actor, callerAccess) ? r.runners_token : '',
     sharedWithGroups: r.share_links.map((l) => ({

@@ -6,6 +6,7 @@ import { addMember, getMember, listMembers, removeMember, updateMember, type Mem
 import { levelsFrom, readableProject, shareLinksOf } from '../app/read-project';
 import { shareAccess } from '../domain/sharing-rules';
 import { createProject } from '../app/create-project';
+import { importSourceFor } from '../app/import-source';
 import { singleProjectExtras } from '../app/project-extras';
 import { attachCustomAttributes, customAttributesService } from './custom-attributes-service';
 import { shownCustomAttributes } from '../app/custom-attributes';
@@ -16,6 +17,7 @@ import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
 import { toProtoProject } from './mappers';
 import { updateService } from './update-service';
+import { avatarService } from './avatar-service';
 
 function toProtoMember(m: MemberView): projectsV1.ProjectMember {
   return projectsV1.ProjectMember.fromPartial({
@@ -36,18 +38,23 @@ const page = (p: number, perPage: number) => ({ page: Math.max(1, p || 1), perPa
 
 /** gRPC adapters of the projects service: decode, call the use case (app/), encode. */
 export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.ProjectsServiceServer> {
-  const { pool, identity, topic } = deps;
   return {
     ...deletionService(deps),
     ...transferService(deps),
     ...lifecycleService(deps),
     ...updateService(deps),
+    ...avatarService(deps),
     ...sharingService(deps),
     ...forkService(deps),
     ...customAttributesService(deps),
 
+    async getImportSource(req, ctx) {
+      const { url, mirror } = await importSourceFor(deps, ctx.actor, req.projectId);
+      return { url, mirror: { ...mirror, mirrorUserId: mirror.mirrorUserId ?? undefined, mirrorBranchRegex: mirror.mirrorBranchRegex ?? undefined } };
+    },
+
     async createProject(req, ctx) {
-      const row = await createProject(pool, identity, topic, ctx.actor, req);
+      const row = await createProject(deps, ctx.actor, req);
       return { project: toProtoProject(row, ctx.actor) };
     },
 

@@ -17,6 +17,8 @@ function editOf(req: projectsV1.UpdateProjectRequest): ProjectEdit {
     defaultBranch: req.defaultBranch,
     topics: req.setTopics ? req.topics : undefined,
     settings: explicitSettings(req.settings),
+    importUrl: req.importUrl,
+    mirror: req.mirror,
   };
 }
 
@@ -24,7 +26,7 @@ function editOf(req: projectsV1.UpdateProjectRequest): ProjectEdit {
 export function updateService(deps: ProjectsDeps): Pick<AsyncService<projectsV1.ProjectsServiceServer>, 'updateProject'> {
   return {
     async updateProject(req, ctx) {
-      const { row, facts, access } = await updateProject(deps, ctx.actor, req.project?.selector, editOf(req));
+      const { row, facts, access } = await updateProject(deps, ctx.actor, req.project?.selector, editOf(req), req.avatar);
       // GitLab presents an edit with `user_can_admin_project`: the runners token for those who administer the project.
       return { project: toProtoProject(row, ctx.actor, facts, await singleProjectExtras(deps, ctx.actor, { row, access })) };
     },

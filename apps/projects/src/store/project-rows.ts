@@ -40,10 +40,24 @@ export interface ProjectRow {
   import_error: string | null;
   /** No commit in the repository yet (repo-admin's RepositoryChanged). */
   empty_repo: boolean;
+  /** The import source (masked URL and mirror configuration) when the repository is imported from a URL, else null. */
+  import_source: ImportSourceJson | null;
   /** The runner registration token (a secret: only administrators of the project may be shown it). */
   runners_token: string;
   /** The project this one is a fork of (one subquery of the same statement), or null. */
   fork_source: ForkSourceRow | null;
+}
+
+/** An import source as the project row carries it (no credentials: the masked URL only). */
+export interface ImportSourceJson {
+  url_masked: string;
+  import_type: string;
+  mirror: boolean;
+  mirror_trigger_builds: boolean;
+  only_mirror_protected_branches: boolean;
+  mirror_overwrites_diverged_branches: boolean;
+  mirror_user_id: number | null;
+  mirror_branch_regex: string | null;
 }
 
 /**
@@ -109,6 +123,13 @@ const FORK_SOURCE = `(SELECT json_build_object('id', s.id, 'name', s.name, 'path
          LEFT JOIN project_members sm ON sm.project_id = s.id AND sm.user_id = $1 AND (sm.expires_at IS NULL OR sm.expires_at > current_date)
          WHERE f.project_id = p.id)`;
 
+/** The import source of `p` as JSON (ImportSourceJson), or null: one primary-key probe. */
+const IMPORT_SOURCE = `(SELECT json_build_object('url_masked', i.url_masked, 'import_type', i.import_type, 'mirror', i.mirror,
+           'mirror_trigger_builds', i.mirror_trigger_builds, 'only_mirror_protected_branches', i.only_mirror_protected_branches,
+           'mirror_overwrites_diverged_branches', i.mirror_overwrites_diverged_branches, 'mirror_user_id', i.mirror_user_id,
+           'mirror_branch_regex', i.mirror_branch_regex)
+         FROM project_import_sources i WHERE i.project_id = p.id)`;
+
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,
          p.star_count, p.forks_count, p.topics, p.settings, p.import_status, p.repository_storage, p.pending_delete,
@@ -121,4 +142,5 @@ export const PROJECT_SELECT = `
                      'expires_at', to_char(l.expires_at, 'YYYY-MM-DD'), 'group_name', g.name, 'group_full_path', g.full_path) ORDER BY l.group_id)
                    FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
                    WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') AS share_links,
-         p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source${PROJECT_FROM}`;
+         p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source,
+         ${IMPORT_SOURCE} AS import_source${PROJECT_FROM}`;

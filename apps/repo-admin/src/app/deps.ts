@@ -1,12 +1,17 @@
 import type { Pool } from '@glp/db';
-import type { identityV1 } from '@glp/proto';
+import type { identityV1, projectsV1 } from '@glp/proto';
 import type { Logger, PromiseClient } from '@glp/service-kit';
 import type { GitRunner } from '../disk/bare-repository';
+import type { RemoteRules } from '../disk/remote';
 
 export interface RepoAdminDeps {
   pool: Pool;
   /** Who made a commit (the README's author): identity's users, read as this service. */
   identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'getUser'>;
+  /** Import sources (URLs with credentials), asked as this service; projects as the caller sees them (`getProject`). */
+  projects: Pick<PromiseClient<projectsV1.ProjectsServiceClient>, 'getImportSource' | 'getProject'>;
+  /** The outbound URL rules imports and mirrors follow. */
+  remoteRules: RemoteRules;
   /** Topic of this service's events. */
   topic: string;
   git: GitRunner;
@@ -16,4 +21,8 @@ export interface RepoAdminDeps {
   logger: Logger;
   jobLeaseMs: number;
   jobMaxAttempts: number;
+  /** Time between scheduled pull-mirror updates (GitLab's mirror interval). */
+  mirrorIntervalMs: number;
+  /** The byte limit of one upload (MAX_ATTACHMENT_SIZE, GitLab's `max_attachment_size`). */
+  maxAttachmentBytes: number;
 }

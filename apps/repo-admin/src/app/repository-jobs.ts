@@ -4,11 +4,18 @@ import { repositoryEventsV1 } from '@glp/proto';
 import { DomainError, systemActor } from '@glp/service-kit';
 import { BareRepository, type Signature } from '../disk/bare-repository';
 import { hashedDiskPath } from '../domain/hashed-storage';
-import { readmeContent, retryDelayMs, type CreatePayload, type ForkPayload } from '../domain/job-rules';
+import { readmeContent, REMOTE_UNREACHABLE, retryDelayMs, type CreatePayload, type ForkPayload } from '../domain/job-rules';
+import { prepareRemote } from '../disk/remote';
+import { runMirrorUpdate } from './pull-mirror';
+import { setMirrorEnabled } from '../store/mirrors-store';
 import { recordImportState, recordRepositoryChanged } from '../events/repository-events';
 import { completeJob, retryJob, type JobRow } from '../store/jobs-store';
 import { deleteRepository, findRepository, upsertRepository } from '../store/repositories-store';
 import type { RepoAdminDeps } from './deps';
+import { forgetProjectUploads, removeProjectUploadFiles } from './avatars';
+import { housekeepRepository } from './housekeeping';
+import { reportStatisticsQuietly } from './statistics';
+import { measuredAfter } from '../domain/statistics-rules';
 
 const SERVICE = systemActor('repo-admin');
 const { ImportState } = repositoryEventsV1;
@@ -73,34 +80,75 @@ async function forkRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
   await settle(deps, job, repo, (client) => recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FINISHED));
 }
 
-/** `remove`: the repository leaves the disk, then its row. */
+/**
+ * `import`: the project's import source (asked of projects as this service: the URL and its credentials never travel in
+ * events), vetted and pinned again at fetch time, is fetched into a new bare repository (branches, tags, HEAD), with
+ * RepositoryImportStateChanged STARTED then FINISHED. A blocked URL cannot succeed by waiting (FAILED at once).
+ */
+async function importRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
+  const p = job.payload as { defaultBranch?: string };
+  if (job.attempts === 1) {
+    await withTransaction(deps.pool, (client) => recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_STARTED));
+  }
+  const source = await deps.projects.getImportSource({ projectId: job.project_id }, { actor: SERVICE });
+  const prepared = await prepareRemote(source.url, deps.remoteRules);
+  if (!prepared.ok) throw new PermanentJobError(prepared.reason);
+  const repo = repositoryOf(deps, job.project_id);
+  await repo.init(p.defaultBranch || 'main');
+  try {
+    await repo.fetchRemote(prepared.remote.url, prepared.remote.env);
+  } catch {
+    // git's message may quote the URL: the import error is GitLab's neutral sentence.
+    throw new ImportFetchError(REMOTE_UNREACHABLE);
+  }
+  await settle(deps, job, repo, async (client) => {
+    await recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FINISHED);
+    // A pull mirror starts its schedule with the import (its first scheduled update comes one interval later).
+    if (source.mirror?.mirror) await setMirrorEnabled(client, job.project_id, true, deps.mirrorIntervalMs);
+  });
+}
+
+/** A failed fetch from a remote: retried, then reported with this (credential-free) message. */
+class ImportFetchError extends Error {}
+
+/** `remove`: the repository, the project's uploads and its avatars leave the disk, then their rows. */
 async function removeRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
   await repositoryOf(deps, job.project_id).remove();
+  // Its uploads and avatars too (files, then their rows with the repository's).
+  await removeProjectUploadFiles(deps, job.project_id);
   await withTransaction(deps.pool, async (client) => {
     await deleteRepository(client, job.project_id);
+    await forgetProjectUploads(client, job.project_id);
     await completeJob(client, job.id);
   });
 }
 
-const HANDLERS = { create: createRepository, fork: forkRepository, remove: removeRepository } as const;
+const HANDLERS = {
+  create: createRepository, fork: forkRepository, remove: removeRepository, import: importRepository, housekeeping: housekeepRepository,
+  // Called through a closure: pull-mirror.ts imports this module too.
+  mirror: (deps: RepoAdminDeps, job: JobRow) => runMirrorUpdate(deps, job),
+} as const;
 
 /**
- * Runs one claimed job. A failure is retried with backoff; a fork that still fails after `jobMaxAttempts` (or cannot
- * succeed) fails for good: RepositoryImportStateChanged FAILED with the reason, and the job ends.
+ * Runs one claimed job. A failure is retried with backoff; a fork or import that still fails after `jobMaxAttempts` (or
+ * cannot succeed) fails for good: RepositoryImportStateChanged FAILED with the reason (never a URL), and the job ends.
  */
 export async function runJob(deps: RepoAdminDeps, job: JobRow): Promise<void> {
   try {
     await HANDLERS[job.kind](deps, job);
+    if (measuredAfter(job.kind)) await reportStatisticsQuietly(deps, job.project_id);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const final = job.kind === 'fork' && (err instanceof PermanentJobError || job.attempts >= deps.jobMaxAttempts);
+    const reportsImport = job.kind === 'fork' || job.kind === 'import';
+    const final = reportsImport && (err instanceof PermanentJobError || job.attempts >= deps.jobMaxAttempts);
     deps.logger.warn({ err, job: { id: job.id, kind: job.kind, project_id: job.project_id, attempts: job.attempts }, final }, 'repository job failed');
     if (!final) {
       await retryJob(deps.pool, job.id, retryDelayMs(job.attempts), message);
       return;
     }
     await withTransaction(deps.pool, async (client) => {
-      await recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FAILED, err instanceof PermanentJobError ? message : 'Failed to copy the repository');
+      const reason = err instanceof PermanentJobError || err instanceof ImportFetchError ? message : job.kind === 'import' ? REMOTE_UNREACHABLE : 'Failed to copy the repository';
+      await recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FAILED, reason);
       await completeJob(client, job.id);
     });
   }

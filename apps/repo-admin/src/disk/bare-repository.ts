@@ -78,6 +78,16 @@ export class BareRepository {
     else if (branches[0] && (await this.hasBranch(branches[0]))) await this.setHead(branches[0]);
   }
 
+  /**
+   * Fetches a remote's branches and tags (an import from a URL, a mirror update); `env` carries the pinned address and
+   * credentials (see disk/remote.ts). HEAD follows the remote's default branch when it came along.
+   */
+  async fetchRemote(url: string, env: Record<string, string>, refspecs = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']): Promise<void> {
+    await this.run(['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--', url, ...refspecs], { env });
+    const head = (await this.run(['ls-remote', '--symref', '--', url, 'HEAD'], { env }).catch(() => '')).match(/^ref: refs\/heads\/(\S+)\s+HEAD/m)?.[1];
+    if (head && (await this.hasBranch(head))) await this.setHead(head);
+  }
+
   /** Removes it: renamed aside first (atomic), then deleted. A missing repository is already removed. */
   async remove(): Promise<void> {
     if (!existsSync(this.dir)) return;

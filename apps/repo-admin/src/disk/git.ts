@@ -19,7 +19,7 @@ export class GitError extends Error {
 }
 
 /** The environment every git command gets: no prompts, no system or user configuration, no pager. */
-const BASE_ENV: Record<string, string> = {
+export const BASE_ENV: Record<string, string> = {
   GIT_TERMINAL_PROMPT: '0',
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',

@@ -1,5 +1,5 @@
 /** What the job worker does for a project's repository. */
-export type JobKind = 'create' | 'fork' | 'remove';
+export type JobKind = 'create' | 'fork' | 'remove' | 'import' | 'housekeeping' | 'mirror';
 
 export interface CreatePayload {
   defaultBranch: string;
@@ -15,6 +15,9 @@ export interface ForkPayload {
   branches: string[];
 }
 
+/** GitLab's answer when a remote does not answer as a git repository (`Import::ValidateRemoteGitEndpointService`). */
+export const REMOTE_UNREACHABLE = 'Unable to access repository with the URL and credentials provided';
+
 /** Retry backoff after a failed attempt n (1-based): 2 s, 4 s, 8 s … capped at 5 min. */
 export function retryDelayMs(attempt: number): number {
   return Math.min(300_000, 2000 * 2 ** Math.max(0, attempt - 1));
@@ -28,4 +31,10 @@ export function parseBranches(branches: string): string[] {
 /** The README GitLab commits for `initialize_with_readme` (its short form: the name, then the description). */
 export function readmeContent(projectName: string, description: string): string {
   return description ? `# ${projectName}\n\n${description}\n` : `# ${projectName}\n`;
+}
+
+/** A housekeeping job (`POST /projects/:id/housekeeping`): the task, and the job id the API answered with. */
+export interface HousekeepingPayload {
+  task: 'eager' | 'prune';
+  jid: string;
 }

@@ -2,6 +2,7 @@ import type { PoolClient } from '@glp/db';
 import type { projectEventsV1 } from '@glp/proto';
 import { parseBranches, type CreatePayload, type ForkPayload } from '../domain/job-rules';
 import { enqueueJob } from '../store/jobs-store';
+import { deleteMirror, queueMirrorUpdate } from '../store/mirrors-store';
 
 /** The instance default branch for a repository whose project asked for none. */
 export const INSTANCE_DEFAULT_BRANCH = 'main';
@@ -11,6 +12,11 @@ export const INSTANCE_DEFAULT_BRANCH = 'main';
  * processed in the same one, so a redelivery queues nothing twice). The git work happens in the job worker.
  */
 export async function onProjectCreated(client: PoolClient, e: projectEventsV1.ProjectCreated): Promise<void> {
+  // A repository imported from a URL: the import job creates it and fills it (reporting import_status).
+  if (e.importSource) {
+    await enqueueJob(client, e.projectId, 'import', { defaultBranch: e.defaultBranch || INSTANCE_DEFAULT_BRANCH });
+    return;
+  }
   const payload: CreatePayload = {
     defaultBranch: e.defaultBranch || INSTANCE_DEFAULT_BRANCH, initializeWithReadme: e.initializeWithReadme, projectName: e.name,
     description: '', creatorId: e.creatorId,
@@ -25,7 +31,16 @@ export async function onProjectForked(client: PoolClient, e: projectEventsV1.Pro
   await enqueueJob(client, e.projectId, 'fork', payload);
 }
 
-/** The project is gone for good: its repository goes. */
+/**
+ * Its import source or mirror configuration changed (ProjectUpdated naming `import_url` or `mirror`): a mirror update
+ * now, which reads the configuration again (turning the pull mirror on or off).
+ */
+export async function onProjectUpdated(client: PoolClient, e: projectEventsV1.ProjectUpdated): Promise<void> {
+  if (e.changed.includes('import_url') || e.changed.includes('mirror')) await queueMirrorUpdate(client, e.projectId);
+}
+
+/** The project is gone for good: its repository goes, and its pull mirror's state. */
 export async function onProjectDeleted(client: PoolClient, e: projectEventsV1.ProjectDeleted): Promise<void> {
+  await deleteMirror(client, e.projectId);
   await enqueueJob(client, e.projectId, 'remove', {});
 }

@@ -23,3 +23,11 @@ export function recordRepositoryChanged(
   return appendRepositoryEvent(client, topic, r.projectId, EventTypes.RepositoryChanged,
     repositoryEventsV1.RepositoryChanged.fromPartial({ projectId: r.projectId, empty: r.empty, defaultBranch: r.defaultBranch, pushedAt: r.pushedAt }));
 }
+
+/** Outboxes RepositoryStatisticsChanged: the sizes just measured (projects shows them as the project's statistics). */
+export function recordRepositoryStatistics(
+  client: PoolClient, topic: string,
+  s: { projectId: number; commitCount: number; repositorySize: number; wikiSize: number; lfsObjectsSize: number; uploadsSize: number },
+): Promise<void> {
+  return appendRepositoryEvent(client, topic, s.projectId, EventTypes.RepositoryStatisticsChanged, repositoryEventsV1.RepositoryStatisticsChanged.fromPartial(s));
+}

@@ -53,3 +53,18 @@ export async function pendingJobs(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM repository_jobs');
   return rows[0]!.n;
 }
+
+/**
+ * Queues a housekeeping job unless the project already has one queued or running (the partial unique index of migration
+ * 0003: GitLab's housekeeping lease, atomic under concurrent requests). False when it has: the lease is taken.
+ */
+export async function enqueueHousekeepingJob(db: PoolClient, projectId: number, payload: object): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO repository_jobs (project_id, kind, payload) VALUES ($1, 'housekeeping', $2)
+     ON CONFLICT (project_id) WHERE kind = 'housekeeping' DO NOTHING`,
+    [projectId, JSON.stringify(payload)],
+  );
+  if (!rowCount) return false;
+  await db.query("SELECT pg_notify('repository_jobs_' || current_schema(), $1)", [String(projectId)]);
+  return true;
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { Metadata, type ClientReadableStream, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { repoAdminV1 } from '@glp/proto';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorSigner, currentContext, fromGrpcError, REQUEST_ID_HEADER } from '@glp/service-kit';
+
+/** A stored file on its way to the client: what repo-admin said about it, then its bytes. */
+export interface DownloadedFile {
+  file: repoAdminV1.StoredFile;
+  /** Pulls the next message only when read (back-pressure reaches repo-admin's disk); destroying it cancels the call. */
+  body: Readable;
+}
+
+/** repo-admin's streaming calls for uploads and avatars (service-kit's client wraps unary calls only), as the current caller. */
+export interface UploadStreams {
+  /** POST /projects/:id/uploads: `file`, then the bytes of `body` as they arrive. Rejects with repo-admin's DomainError. */
+  createUpload(file: repoAdminV1.NewFile, body: AsyncIterable<Buffer>): Promise<repoAdminV1.Upload>;
+  /** A new avatar's bytes; answers the stored avatar ("<secret>/<file name>"). */
+  storeAvatar(file: repoAdminV1.NewFile, body: AsyncIterable<Buffer>): Promise<string>;
+  /** Resolves once repo-admin described the file (or rejects with its DomainError before any byte). */
+  downloadUpload(request: repoAdminV1.DownloadUploadRequest): Promise<DownloadedFile>;
+  downloadAvatar(request: repoAdminV1.DownloadAvatarRequest): Promise<DownloadedFile>;
+}
+
+type Part<T> = { part?: { $case: 'file'; value: T } | { $case: 'chunk'; value: Buffer } | undefined };
+
+/**
+ * A client-streaming call: the first message, then one message per chunk of `body`, written only as fast as repo-admin
+ * takes them (`drain`). Stops writing as soon as repo-admin answered (e.g. refused the caller, or the file grew beyond its
+ * limit); a failing `body` (the HTTP client went away, a broken multipart body) cancels the call, so repo-admin drops
+ * what it received.
+ */
+function sendStreamed<Req, Res>(
+  start: (callback: (err: ServiceError | null, res?: Res) => void) => ClientWritableStream<Req>,
+  first: Req, body: AsyncIterable<Buffer>, chunk: (bytes: Buffer) => Req,
+): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    let answered = false;
+    let wake: () => void = () => undefined;
+    const call = start((err, res) => {
+      answered = true;
+      wake();
+      if (err) reject(fromGrpcError(err));
+      else resolve(res!);
+    });
+    const write = async (message: Req) => {
+      if (answered) return;
+      if (call.write(message)) return;
+      await new Promise<void>((done) => {
+        wake = done;
+        once(call, 'drain').then(() => done(), () => done());
+      });
+    };
+    (async () => {
+      await write(first);
+      for await (const bytes of body) {
+        if (answered) break;
+        await write(chunk(bytes));
+      }
+      if (!answered) call.end();
+    })().catch((err: unknown) => {
+      if (!answered) {
+        answered = true;
+        call.cancel();
+        reject(err);
+      }
+    });
+  });
+}
+
+/** The first message of a download (the file) and a Readable of the bytes of the next ones. */
+async function received<Res extends Part<repoAdminV1.StoredFile>>(call: ClientReadableStream<Res>): Promise<DownloadedFile> {
+  const messages = call[Symbol.asyncIterator]() as AsyncIterator<Res>;
+  let first: IteratorResult<Res>;
+  try {
+    first = await messages.next();
+  } catch (err) {
+    call.cancel();
+    throw fromGrpcError(err);
+  }
+  if (first.done || first.value.part?.$case !== 'file') {
+    call.cancel();
+    throw new Error('repo-admin sent no file description');
+  }
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      for (let next = await messages.next(); !next.done; next = await messages.next()) {
+        const part = next.value.part;
+        if (part?.$case === 'chunk' && part.value.length > 0) yield Buffer.from(part.value.buffer, part.value.byteOffset, part.value.byteLength);
+      }
+    } catch (err) {
+      throw fromGrpcError(err);
+    } finally {
+      call.cancel(); // a no-op once the call ended; otherwise the reader went away
+    }
+  }
+  return { file: first.value.part.value, body: Readable.from(chunks(), { objectMode: false, highWaterMark: 256 * 1024 }) };
+}
+
+export function createUploadStreams(raw: repoAdminV1.RepoAdminServiceClient, actorSecret: string): UploadStreams {
+  const signer = new ActorSigner(actorSecret);
+  const def = repoAdminV1.RepoAdminServiceService;
+  const metadataFor = (path: string) => {
+    const ctx = currentContext();
+    if (!ctx?.actor) throw new Error(`grpc call ${path} without an actor`);
+    const md = new Metadata();
+    const signed = signer.sign(ctx.actor, path);
+    md.set(ACTOR_HEADER, signed.payload);
+    md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
+    md.set(REQUEST_ID_HEADER, ctx.requestId || randomUUID());
+    return md;
+  };
+  // No deadlines: a file takes as long as it is large and the client is slow; the client going away cancels the call.
+  return {
+    async createUpload(file, body) {
+      const md = metadataFor(def.createUpload.path);
+      const res = await sendStreamed<repoAdminV1.CreateUploadRequest, repoAdminV1.CreateUploadResponse>(
+        (cb) => raw.createUpload(md, cb), { part: { $case: 'file', value: file } }, body, (value) => ({ part: { $case: 'chunk', value } }),
+      );
+      return res.upload!;
+    },
+    async storeAvatar(file, body) {
+      const md = metadataFor(def.storeAvatar.path);
+      const res = await sendStreamed<repoAdminV1.StoreAvatarRequest, repoAdminV1.StoreAvatarResponse>(
+        (cb) => raw.storeAvatar(md, cb), { part: { $case: 'file', value: file } }, body, (value) => ({ part: { $case: 'chunk', value } }),
+      );
+      return res.avatar;
+    },
+    downloadUpload(request) {
+      return received(raw.downloadUpload(request, metadataFor(def.downloadUpload.path)));
+    },
+    downloadAvatar(request) {
+      return received(raw.downloadAvatar(request, metadataFor(def.downloadAvatar.path)));
+    },
+  };
+}

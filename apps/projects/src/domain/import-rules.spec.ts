@@ -1,0 +1,24 @@
+import { applyMirrorSettings, importUrlBlocked, NO_MIRROR, planImportEdit } from './import-rules';
+
+describe('import rules', () => {
+  it('applies only the mirror settings a request set', () => {
+    const on = applyMirrorSettings(NO_MIRROR, { mirror: true, mirrorUserId: 3 });
+    expect(on).toEqual({ ...NO_MIRROR, mirror: true, mirrorUserId: 3 });
+    expect(applyMirrorSettings(on, { mirrorTriggerBuilds: true })).toEqual({ ...on, mirrorTriggerBuilds: true });
+    expect(applyMirrorSettings(on, undefined)).toBe(on);
+  });
+
+  it('words a blocked URL as GitLab’s model error', () => {
+    expect(importUrlBlocked('Requests to localhost are not allowed')).toEqual({ import_url: ['is blocked: Requests to localhost are not allowed'] });
+  });
+
+  it('plans an edit of the import source: blank URL for a new mirror, the editor as mirror user, what changed', () => {
+    expect(planImportEdit(undefined, {}, 5)).toEqual({ kind: 'unchanged' });
+    expect(planImportEdit(undefined, { mirror: { mirror: true } }, 5)).toEqual({ kind: 'invalid', errors: { import_url: ["can't be blank"] } });
+    expect(planImportEdit(undefined, { url: 'https://x/y.git', mirror: { mirror: true } }, 5))
+      .toEqual({ kind: 'changed', url: 'https://x/y.git', mirror: { ...NO_MIRROR, mirror: true, mirrorUserId: 5 }, changed: ['import_url', 'mirror'] });
+    const on = { ...NO_MIRROR, mirror: true, mirrorUserId: 3 };
+    expect(planImportEdit(on, { mirror: { mirror: true } }, 5)).toEqual({ kind: 'unchanged' });
+    expect(planImportEdit(on, { mirror: { mirror: false } }, 5)).toMatchObject({ kind: 'changed', changed: ['mirror'], mirror: { mirror: false } });
+  });
+});

@@ -1,0 +1,161 @@
+import { withTransaction } from '@glp/db';
+import { repositoryEventsV1 } from '@glp/proto';
+import { DomainError, systemActor, type Actor } from '@glp/service-kit';
+import { BareRepository } from '../disk/bare-repository';
+import { PushReader, type PushedCommit } from '../disk/push-reader';
+import { hashedDiskPath } from '../domain/hashed-storage';
+import { decidePush } from '../domain/push-policy';
+import {
+  branchCommitRange, branchOf, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, PUSH_COMMITS_LIMIT, tagOf, type RefUpdate,
+} from '../domain/ref-updates';
+import { recordPush, recordTagPush } from '../events/push-events';
+import { recordRepositoryChanged } from '../events/repository-events';
+import { upsertRepository } from '../store/repositories-store';
+import type { GitHttpDeps } from './git-http-deps';
+import type { PushSession } from './push-sessions';
+import { reportStatisticsQuietly } from './statistics';
+
+/** What a receive hook sends: git's ref updates (its stdin), the push options and the quarantine environment. */
+export interface HookCall {
+  changes: string;
+  pushOptions: string[];
+  quarantine: Record<string, string>;
+}
+
+/** What the hook prints (git relays each line as `remote: …`) and whether it exits 0. */
+export interface HookAnswer {
+  allowed: boolean;
+  messages: string[];
+}
+
+const SERVICE = systemActor('repo-admin');
+
+/** The project's default branch before the push: HEAD's branch, or GitLab's choice when HEAD's branch does not exist. */
+async function currentDefaultBranch(deps: GitHttpDeps, session: PushSession): Promise<string | undefined> {
+  const head = await new BareRepository(deps.git, session.repoDir).headBranch();
+  return defaultBranchOf(head, await new PushReader(deps.git, session.repoDir).branches());
+}
+
+/**
+ * pre-receive: the objects are in quarantine, no ref moved yet. The push policies decide; a refusal is printed as
+ * GitLab's hooks print it (`GitLab: <message>`) and git turns every ref of the push into `[remote rejected]`.
+ */
+export async function preReceive(deps: GitHttpDeps, session: PushSession, call: HookCall): Promise<HookAnswer> {
+  let changes: RefUpdate[];
+  try {
+    changes = parseRefUpdates(call.changes);
+  } catch {
+    return { allowed: false, messages: ['GitLab: Invalid changes'] };
+  }
+  const verdict = await decidePush({
+    projectId: session.projectId, actor: session.actor, service: session.service, changes, defaultBranch: await currentDefaultBranch(deps, session),
+    pushOptions: call.pushOptions, quarantine: call.quarantine,
+  }, deps.pushPolicies);
+  return verdict.allowed ? { allowed: true, messages: [] } : { allowed: false, messages: [`GitLab: ${verdict.message}`] };
+}
+
+/** The pusher as push payloads show them (GitLab: name, username and the public e-mail); the username when identity cannot say. */
+async function pusherOf(deps: GitHttpDeps, actor: Actor): Promise<repositoryEventsV1.Pusher> {
+  const fallback = repositoryEventsV1.Pusher.fromPartial({ userId: actor.id, username: actor.username, name: actor.username });
+  if (actor.kind !== 'user' || actor.id <= 0) return fallback;
+  try {
+    const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: actor.id } }, { actor: SERVICE });
+    if (!user) return fallback;
+    return repositoryEventsV1.Pusher.fromPartial({ userId: user.id, username: user.username, name: user.name || user.username, email: user.publicEmail });
+  } catch (err) {
+    if (!(err instanceof DomainError && err.kind === 'not_found')) deps.logger.warn({ err, user_id: actor.id }, 'pusher not read from identity');
+    return fallback;
+  }
+}
+
+const toPushCommit = (c: PushedCommit) => repositoryEventsV1.PushCommit.fromPartial({
+  id: c.id, message: c.message, title: commitTitle(c.message), timestamp: c.committedAt, authorName: c.authorName, authorEmail: c.authorEmail,
+  added: c.added, modified: c.modified, removed: c.removed,
+});
+
+type RefEvent = { kind: 'push'; event: repositoryEventsV1.Push } | { kind: 'tag'; event: repositoryEventsV1.TagPush };
+
+/**
+ * The Push or TagPush of one ref update (GitLab `Gitlab::DataBuilder::Push.build` via `Git::BranchHooksService` /
+ * `Git::TagHooksService`): for a branch the newest 20 commits of its range (oldest first) and the range's full count, and
+ * `checkout_sha` = the new commit; for a tag the one commit it points at. A deleted ref has no commits and no
+ * checkout_sha. Other refs (not a branch nor a tag) have no event.
+ */
+export async function refEvent(
+  reader: PushReader, projectId: number, update: RefUpdate, defaultBranch: string | undefined, pusher: repositoryEventsV1.Pusher, pushedAt: Date,
+): Promise<RefEvent | undefined> {
+  const base = { projectId, ref: update.ref, before: update.oldRev, after: update.newRev, pusher, pushedAt };
+  if (branchOf(update.ref) !== undefined) {
+    const range = branchCommitRange(update, defaultBranch);
+    const commits = range ? await reader.commits(range, PUSH_COMMITS_LIMIT) : [];
+    const total = range ? await reader.countCommits(range) : 0;
+    return {
+      kind: 'push',
+      event: repositoryEventsV1.Push.fromPartial({ ...base, checkoutSha: range ? update.newRev : '', commits: commits.map(toPushCommit), totalCommitsCount: total }),
+    };
+  }
+  if (tagOf(update.ref) !== undefined) {
+    const target = isBlankRev(update.newRev) ? undefined : await reader.peelToCommit(update.newRev);
+    const commit = target ? await reader.commit(target) : undefined;
+    return {
+      kind: 'tag',
+      event: repositoryEventsV1.TagPush.fromPartial({ ...base, checkoutSha: target ?? '', commits: commit ? [toPushCommit(commit)] : [], totalCommitsCount: commit ? 1 : 0 }),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * post-receive: the refs moved. When HEAD points at a branch that does not exist (the first push to an empty
+ * repository), HEAD moves to GitLab's default branch choice among the branches now there. Then, in one transaction: the
+ * repository's row, a Push per branch and a TagPush per tag in the order git reported them, and RepositoryChanged
+ * (empty, default branch, pushed_at) from which projects updates `empty_repo`, `default_branch` and `last_activity_at`;
+ * then RepositoryStatisticsChanged with the new sizes and commit count.
+ */
+export async function postReceive(deps: GitHttpDeps, session: PushSession, call: HookCall): Promise<HookAnswer> {
+  const changes = parseRefUpdates(call.changes);
+  const repo = new BareRepository(deps.git, session.repoDir);
+  const reader = new PushReader(deps.git, session.repoDir);
+  const branches = await reader.branches();
+  let head = await repo.headBranch();
+  if (!branches.includes(head)) {
+    const chosen = defaultBranchOf(head, branches);
+    if (chosen) {
+      await repo.setHead(chosen);
+      head = chosen;
+    }
+  }
+  const defaultBranch = branches.includes(head) ? head : undefined;
+  const pusher = await pusherOf(deps, session.actor);
+  const pushedAt = new Date();
+  const events: RefEvent[] = [];
+  for (const update of changes) {
+    const e = await refEvent(reader, session.projectId, update, defaultBranch, pusher, pushedAt);
+    if (e) events.push(e);
+  }
+  const cause = { id: session.actor.id, username: session.actor.username };
+  const empty = branches.length === 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await withTransaction(deps.pool, async (client) => {
+        await upsertRepository(client, { projectId: session.projectId, storage: deps.storage, diskPath: hashedDiskPath(session.projectId), empty, defaultBranch: head });
+        for (const e of events) {
+          if (e.kind === 'push') await recordPush(client, deps.topic, e.event, cause);
+          else await recordTagPush(client, deps.topic, e.event, cause);
+        }
+        await recordRepositoryChanged(client, deps.topic, { projectId: session.projectId, empty, defaultBranch: head, pushedAt });
+      });
+      break;
+    } catch (err) {
+      // The refs moved already: keep trying a little, then say so in the logs (the push itself stands).
+      if (attempt >= 3) {
+        deps.logger.error({ err, project_id: session.projectId, refs: changes.length }, 'push events not recorded');
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+  // The repository's size and commit count moved too (GitLab refreshes the statistics after a push).
+  await reportStatisticsQuietly(deps, session.projectId);
+  return { allowed: true, messages: [] };
+}

@@ -1,0 +1,20 @@
+import { repoAdminV1 } from '@glp/proto';
+import { bindService, type Logger } from '@glp/service-kit';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { RepoAdminDeps } from '../app/deps';
+import { repoAdminService } from './repo-admin-service';
+import { unaryDefinition } from './server-stream';
+import { snapshotStream } from './snapshot-stream';
+import { uploadStreams } from './upload-streams';
+
+/**
+ * RepoAdminService for the gRPC server: the unary methods through service-kit's `bindService`, each streaming method
+ * bound on its own (GetSnapshot: `bindServerStream`). A streaming method without a handler answers UNIMPLEMENTED.
+ */
+export function repoAdminImplementation(deps: RepoAdminDeps, opts: { actorSecret: string; logger: Logger }): UntypedServiceImplementation {
+  return {
+    ...bindService(unaryDefinition(repoAdminV1.RepoAdminServiceService), repoAdminService(deps), opts),
+    getSnapshot: snapshotStream(deps, opts) as UntypedServiceImplementation[string],
+    ...(uploadStreams(deps, opts) as UntypedServiceImplementation),
+  };
+}

@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, verifyActor, type Logger } from '@glp/service-kit';
+import type { GitHttpDeps } from '../app/git-http-deps';
+import { serveGit } from '../app/serve-git';
+import { bodyEncoding, gitProtocolFrom, GRANT_MAX_AGE_SECONDS, parseGitRequest, signedGitMethod } from '../domain/git-http-rules';
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+const header = (req: IncomingMessage, name: string) => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * HTTP adapter of git over HTTP: only requests the gateway signed (the caller as `x-glp-actor` + signature over the
+ * method and URL, at most GRANT_MAX_AGE_SECONDS old) reach a repository; anything else is 404 (not an endpoint) or 401
+ * (no valid grant). A gzip request body is decoded on the way into git.
+ */
+export function gitHttpHandler(deps: GitHttpDeps, actorSecret: string): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = req.url ?? '';
+    const method = req.method ?? 'GET';
+    const route = parseGitRequest(method, url);
+    if (!route) {
+      req.resume();
+      plain(res, 404, 'Not Found');
+      return;
+    }
+    let actor;
+    try {
+      actor = verifyActor(header(req, ACTOR_HEADER), header(req, ACTOR_SIGNATURE_HEADER), actorSecret, signedGitMethod(method, url), GRANT_MAX_AGE_SECONDS);
+    } catch {
+      req.resume();
+      plain(res, 401, 'Unauthorized');
+      return;
+    }
+    const encoding = bodyEncoding(header(req, 'content-encoding'));
+    if (!encoding) {
+      req.resume();
+      plain(res, 415, 'Unsupported Media Type');
+      return;
+    }
+    let body: Readable = req;
+    if (encoding === 'gzip') {
+      const gunzip = createGunzip();
+      req.on('error', (err) => gunzip.destroy(err));
+      body = req.pipe(gunzip);
+    }
+    serveGit(deps, { ...route, actor, gitProtocol: gitProtocolFrom(header(req, 'git-protocol')), requestId: header(req, 'x-request-id') }, body, res).catch((err) => {
+      deps.logger.error({ err, project_id: route.projectId, service: route.service }, 'git request failed');
+      if (!res.headersSent) plain(res, 500, 'Internal Server Error');
+      else res.destroy();
+    });
+  };
+}
+
+/** Starts repo-admin's git HTTP listener (HTTP_HOST:HTTP_PORT). */
+export async function startGitHttpServer(
+  deps: GitHttpDeps, opts: { host: string; port: number; actorSecret: string; logger: Logger },
+): Promise<{ server: Server; port: number }> {
+  const server = createServer(gitHttpHandler(deps, opts.actorSecret));
+  // A clone or a push streams for as long as git works (bounded by GIT_TIMEOUT_MS), not Node's 5-minute request limit.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : opts.port };
+}

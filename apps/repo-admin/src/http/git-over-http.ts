@@ -1,0 +1,30 @@
+import { closeHttpServer, type Logger } from '@glp/service-kit';
+import type { RepoAdminDeps } from '../app/deps';
+import { PushSessions } from '../app/push-sessions';
+import { installGitHooks } from '../disk/git-hooks';
+import { startGitHttpServer } from './git-http-server';
+import { startHookServer } from './hook-server';
+
+/**
+ * Git over HTTP in repo-admin: the receive hooks written to a private directory, the Unix socket they call, and the HTTP
+ * listener the gateway proxies clones, fetches and pushes to. `stop` closes the listener (in-flight requests get
+ * `graceMs`), then the hooks' socket (a push finishing calls it), then removes the hooks.
+ */
+export async function startGitOverHttp(
+  deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'>,
+  opts: { host: string; port: number; actorSecret: string; logger: Logger },
+): Promise<{ port: number; hookSocket: string; stop(graceMs: number): Promise<void> }> {
+  const hooks = await installGitHooks();
+  const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions() };
+  const hookServer = await startHookServer(gitDeps, hooks.socketPath);
+  const { server, port } = await startGitHttpServer(gitDeps, opts);
+  return {
+    port,
+    hookSocket: hooks.socketPath,
+    async stop(graceMs) {
+      await closeHttpServer(server, graceMs);
+      await closeHttpServer(hookServer, 1000);
+      await hooks.remove();
+    },
+  };
+}

@@ -1,0 +1,4 @@
+// GitLab's outbound URL rules (Gitlab::UrlBlocker): which URLs a service may reach on a user's behalf (repository
+// imports and mirrors today, webhooks next), checked when the URL is saved and again, resolved and pinned, when used.
+export * from './url-blocker';
+export * from './resolve';
