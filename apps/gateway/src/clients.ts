@@ -3,6 +3,7 @@ import { createGrpcClient, type PromiseClient } from '@glp/service-kit';
 import type { GatewayConfig } from './config';
 import { createRepoAdminStreams, type RepoAdminStreams } from './repo-admin-streams';
 import { createUploadStreams, type UploadStreams } from './upload-streams';
+import { parseShards, RepoAdminRouter } from './repo-admin-router';
 
 export interface Services {
   identity: PromiseClient<identityV1.IdentityServiceClient>;
@@ -13,6 +14,8 @@ export interface Services {
   repoAdminStreams: RepoAdminStreams;
   /** repo-admin's streaming calls of uploads and avatars. */
   uploads: UploadStreams;
+  /** The git HTTP listener of the repo-admin serving a storage (repository_storage; unknown: default). */
+  repoAdminHttpUrl(storage: string | undefined): string;
   close(): void;
 }
 
@@ -21,19 +24,27 @@ export function createServices(config: GatewayConfig): Services {
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, opts);
   const projects = createGrpcClient(projectsV1.ProjectsServiceClient, config.PROJECTS_GRPC_ADDR, opts);
   const accessRequests = createGrpcClient(accessRequestsV1.AccessRequestsServiceClient, config.ACCESS_REQUESTS_GRPC_ADDR, opts);
-  const repoAdmin = createGrpcClient(repoAdminV1.RepoAdminServiceClient, config.REPO_ADMIN_GRPC_ADDR, opts);
+  // One repo-admin per storage (repository_storage); calls go to the shard of their project (repo-admin-router.ts).
+  const shards = new Map(parseShards({ grpcAddr: config.REPO_ADMIN_GRPC_ADDR, httpUrl: config.REPO_ADMIN_HTTP_URL }, config.REPO_ADMIN_STORAGES).map((a) => {
+    const client = createGrpcClient(repoAdminV1.RepoAdminServiceClient, a.grpcAddr, opts);
+    return [a.storage, {
+      address: a, client, streams: createRepoAdminStreams(client.raw, config.ACTOR_SECRET), uploads: createUploadStreams(client.raw, config.ACTOR_SECRET),
+    }] as const;
+  }));
+  const router = new RepoAdminRouter(shards, projects);
   return {
     identity,
     projects,
     accessRequests,
-    repoAdmin,
-    repoAdminStreams: createRepoAdminStreams(repoAdmin.raw, config.ACTOR_SECRET),
-    uploads: createUploadStreams(repoAdmin.raw, config.ACTOR_SECRET),
+    repoAdmin: router.routed((s) => s.client),
+    repoAdminStreams: router.routed((s) => s.streams),
+    uploads: router.routed((s) => s.uploads),
+    repoAdminHttpUrl: (storage) => router.shard(storage).address.httpUrl,
     close() {
       identity.close();
       projects.close();
       accessRequests.close();
-      repoAdmin.close();
+      for (const s of shards.values()) s.client.close();
     },
   };
 }

@@ -15,6 +15,8 @@ export const gatewayEnv = z.object({
   REPO_ADMIN_GRPC_ADDR: env.str('127.0.0.1:50054'),
   /** repo-admin's git HTTP listener: clones, fetches and pushes at http_url_to_repo are proxied there. */
   REPO_ADMIN_HTTP_URL: z.string().url().default('http://127.0.0.1:8081'),
+  /** Further repo-admin shards: `<storage>=<grpc host:port>|<http url>`, comma-separated (the `default` storage is above). */
+  REPO_ADMIN_STORAGES: z.string().default(''),
   REDIS_URL: env.url(),
   /** How long a token's identity is cached in Redis (seconds); 0 disables the cache. */
   AUTH_CACHE_TTL_SECONDS: env.int(30, 0, 3600),

@@ -32,6 +32,8 @@ export const projectsEnv = z.object({
    * private addresses allowed) and `outbound_local_requests_whitelist` (hosts, IPs, CIDRs, optional :port).
    */
   IMPORT_ALLOW_LOCAL_NETWORK: env.bool(false),
+  /** The repository storages (repo-admin shards) a project may be created on; the first is the default. */
+  REPOSITORY_STORAGES: z.string().optional().transform((v) => (v ?? 'default').split(',').map((x) => x.trim()).filter(Boolean)),
   IMPORT_URL_ALLOWLIST: z.string().optional().transform((v) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)),
 });
 

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     pool, identity, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
     secretBox: new SecretBox(config.SECRETS_KEY || config.ACTOR_SECRET),
     importRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
+    repositoryStorages: config.REPOSITORY_STORAGES,
   };
   const purge = startDeletionPurge(deps, logger, config.PURGE_INTERVAL_MS);
   onShutdown('deletion purge', () => purge.stop());

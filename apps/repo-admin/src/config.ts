@@ -21,7 +21,8 @@ export const repoAdminEnv = z.object({
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
-  KAFKA_CONSUMER_GROUP: env.str('repo-admin'),
+  /** Empty: `repo-admin-<REPOSITORY_STORAGE>` (one group per storage: each storage's replica sees every event). */
+  KAFKA_CONSUMER_GROUP: z.string().default(''),
   /** Where this replica keeps its storage (`<DATA_DIR>/repositories` when unset). */
   DATA_DIR: env.str(path.resolve('.data')),
   STORAGE_ROOT: env.str(''),

@@ -5,6 +5,7 @@ import {
   createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
 } from '@glp/service-kit';
 import { startJobWorker } from './app/job-worker';
+import { consumerGroupFor } from './domain/storage-rules';
 import { loadRepoAdminConfig, storageRoot } from './config';
 import { onProjectCreated, onProjectDeleted, onProjectForked, onProjectUpdated } from './events/project-consumer';
 import { startMirrorScheduler } from './app/pull-mirror';
@@ -58,15 +59,15 @@ async function main(): Promise<void> {
 
   // Projects' events become repository jobs (created, forked, deleted).
   const consumer = new EventConsumer({
-    pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'repo-admin',
+    pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${consumerGroupFor(config.KAFKA_CONSUMER_GROUP, config.REPOSITORY_STORAGE)}`, consumerName: 'repo-admin',
     topics: [topicFor('projects', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
     fromBeginning: true,
     handlers: {
-      ...onEvent(EventTypes.ProjectCreated, ({ client, payload }) => onProjectCreated(client, payload)),
-      ...onEvent(EventTypes.ProjectForked, ({ client, payload }) => onProjectForked(client, payload)),
-      ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, payload)),
-      ...onEvent(EventTypes.ProjectUpdated, ({ client, payload }) => onProjectUpdated(client, payload)),
+      ...onEvent(EventTypes.ProjectCreated, ({ client, payload }) => onProjectCreated(client, payload, config.REPOSITORY_STORAGE)),
+      ...onEvent(EventTypes.ProjectForked, ({ client, payload }) => onProjectForked(client, payload, config.REPOSITORY_STORAGE)),
+      ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, payload, config.REPOSITORY_STORAGE)),
+      ...onEvent(EventTypes.ProjectUpdated, ({ client, payload }) => onProjectUpdated(client, payload, config.REPOSITORY_STORAGE)),
     },
   });
   consumer.startInBackground();

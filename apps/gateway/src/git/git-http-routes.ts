@@ -16,10 +16,10 @@ import { dotGitLocation, isRedirectableQuery, parseGitPath } from './git-paths';
 import { repoAdminGitUrl, signGitGrant } from './repo-admin-git-url';
 
 export interface GitHttpOptions {
-  services: Pick<Services, 'projects' | 'repoAdmin'>;
+  services: Pick<Services, 'projects' | 'repoAdmin'> & Partial<Pick<Services, 'repoAdminHttpUrl'>>;
   authenticator: Pick<TokenAuthenticator, 'authenticate'>;
   urlsFor(req: Request): UrlBuilder;
-  /** repo-admin's git HTTP listener (REPO_ADMIN_HTTP_URL). */
+  /** repo-admin's git HTTP listener (REPO_ADMIN_HTTP_URL): the default storage's; `services.repoAdminHttpUrl` gives the others. */
   repoAdminUrl: string;
   actorSecret: string;
   logger: Logger;
@@ -53,6 +53,8 @@ function viewOf(p: projectsV1.Project): GitProjectView {
 export function gitHttpRoutes(opts: GitHttpOptions): RequestHandler {
   const proxy = createProxyMiddleware<Request, Response>({
     target: opts.repoAdminUrl,
+    // The repo-admin serving the project's storage (repository_storage), chosen when the request was allowed.
+    router: (req) => (req as Request & { repoAdminTarget?: string }).repoAdminTarget ?? opts.repoAdminUrl,
     // One connection pool to repo-admin; bodies stream (no buffering), no time limit beyond git's own.
     agent: new Agent({ keepAlive: true, maxSockets: 256 }),
     on: {
@@ -162,6 +164,7 @@ export function gitHttpRoutes(opts: GitHttpOptions): RequestHandler {
     const requestId = res.getHeader('X-Request-Id');
     if (typeof requestId === 'string') req.headers['x-request-id'] = requestId;
     req.url = url;
+    (req as Request & { repoAdminTarget?: string }).repoAdminTarget = opts.services.repoAdminHttpUrl?.(project!.repositoryStorage) ?? opts.repoAdminUrl;
     return proxy(req, res, next);
   };
 }

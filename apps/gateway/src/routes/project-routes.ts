@@ -80,6 +80,7 @@ export const importParamFields = {
 const createProjectParams = defineParams({
   ...projectAttributeParams,
   namespace_id: p.integer(),
+  repository_storage: p.string(),
   initialize_with_readme: p.boolean(),
   ...createSettingsParamFields,
   ...importParamFields,
@@ -201,6 +202,8 @@ function createProjectRequest(params: CreateParams, userId: number, admin: boole
     avatar: avatarFileOf(params.avatar),
     importUrl: params.import_url || undefined,
     mirror: params.import_url ? mirrorSettingsOf(params, admin) : undefined,
+    // Administrators only (GitLab drops it for others).
+    repositoryStorage: admin ? params.repository_storage ?? '' : '',
   };
 }
 
@@ -214,6 +217,7 @@ const createProjectForUserParams = defineParams({
   name: p.string().required(),
   user_id: p.integer().required(),
   namespace_id: p.integer(),
+  repository_storage: p.string(),
   initialize_with_readme: p.boolean(),
   ...createSettingsParamFields,
   ...importParamFields,

@@ -26,7 +26,7 @@ export async function setArchived(
   await withTransaction(deps.pool, async (client) => {
     if (!(await updateArchived(client, row.id, archived))) return; // a concurrent request made the same change
     await recordProjectUpdated(client, deps.topic, {
-      id: row.id, pathWithNamespace: `${row.ns_full_path}/${row.path}`, visibility: row.visibility, archived, changed: ['archived'],
+      id: row.id, pathWithNamespace: `${row.ns_full_path}/${row.path}`, visibility: row.visibility, archived, changed: ['archived'], repositoryStorage: row.repository_storage,
       markedForDeletionOn: row.marked_for_deletion_on,
     }, actor);
   });

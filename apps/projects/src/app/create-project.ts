@@ -4,6 +4,7 @@ import { invalid, unauthenticated, type Actor, type FieldErrors } from '@glp/ser
 import { buildNewProject } from '../domain/new-project';
 import { avatarErrors, withAvatarErrors } from '../domain/avatar-rules';
 import { initialOwnerOf } from '../domain/project-limit-rules';
+import { storageFor } from '../domain/storage-rules';
 import { ACCESS } from '../domain/visibility';
 import { recordProjectCreated } from '../events/project-events';
 import { scheduleImport } from '../store/forks-store';
@@ -49,11 +50,12 @@ export async function createProject(deps: ProjectsDeps, caller: Actor, req: proj
   if (imported?.mirror.mirror && imported.mirror.mirrorUserId === null) imported.mirror.mirrorUserId = actor.id;
   await checkPersonalProjectLimit({ pool, identity }, actor, ns);
   const owner = initialOwnerOf(ns);
+  const storage = storageFor(req.repositoryStorage, caller.admin, deps.repositoryStorages ?? ['default']);
   try {
     return await withTransaction(pool, async (client) => {
       const clash = takenErrors(await takenInNamespace(client, ns.id, project.name, project.path));
       if (clash) throw invalid(clash);
-      const id = await insertProject(client, { ...project, namespaceId: ns.id, creatorId: actor.id });
+      const id = await insertProject(client, { ...project, namespaceId: ns.id, creatorId: actor.id, repositoryStorage: storage });
       if (owner !== undefined) await insertMember(client, { projectId: id, userId: owner, accessLevel: ACCESS.OWNER, createdBy: actor.id });
       if (imported) {
         await storeImportSource(deps, client, id, imported);
@@ -64,6 +66,7 @@ export async function createProject(deps: ProjectsDeps, caller: Actor, req: proj
         id, name: row.name, path: row.path, fullPath: `${row.ns_full_path}/${row.path}`, namespaceId: ns.id,
         creatorId: actor.id, visibility: row.visibility, createdAt: row.created_at,
         defaultBranch: row.default_branch, initializeWithReadme: req.initializeWithReadme && !imported, importSource: imported !== undefined,
+        repositoryStorage: row.repository_storage,
       }, actor);
       return row;
     });

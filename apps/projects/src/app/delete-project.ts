@@ -34,7 +34,7 @@ export async function deleteProject(
     await markForDeletion(client, project.row.id, decision.on, actor.kind === 'user' ? actor.id : null);
     await recordProjectUpdated(client, deps.topic, {
       id: project.row.id, pathWithNamespace: fullPathOf(project), visibility: project.row.visibility, archived: true,
-      changed: ['marked_for_deletion_on', 'archived'], markedForDeletionOn: decision.on,
+      changed: ['marked_for_deletion_on', 'archived'], markedForDeletionOn: decision.on, repositoryStorage: project.row.repository_storage,
     }, actor);
   });
   return { marked: decision.kind === 'mark' };
@@ -49,7 +49,7 @@ export async function restoreProject(deps: DeletionDeps, actor: Actor, sel: proj
     await unmarkForDeletion(client, project.row.id);
     await recordProjectUpdated(client, deps.topic, {
       id: project.row.id, pathWithNamespace: fullPathOf(project), visibility: project.row.visibility, archived: false,
-      changed: ['marked_for_deletion_on', 'archived'], markedForDeletionOn: null,
+      changed: ['marked_for_deletion_on', 'archived'], markedForDeletionOn: null, repositoryStorage: project.row.repository_storage,
     }, actor);
   });
   return readableProject(deps, actor, sel);

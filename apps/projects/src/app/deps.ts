@@ -20,6 +20,8 @@ export interface ProjectsDeps {
   deletionDelayDays?: number;
   /** Seals import URLs at rest (absent: imports are refused). */
   secretBox?: SecretBox;
+  /** The storages a project may be created on (REPOSITORY_STORAGES; absent: only "default"). */
+  repositoryStorages?: readonly string[];
   /** The outbound URL rules imports follow (GitLab's UrlBlocker settings). */
   importRules?: { allowLocalNetwork: boolean; allowlist: readonly string[] };
 }

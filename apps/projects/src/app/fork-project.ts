@@ -73,14 +73,15 @@ export async function forkProject(deps: ProjectsDeps, actor: Actor, req: project
       if (taken.name || taken.path) {
         throw invalid({ ...(taken.name ? { name: ['has already been taken'] } : {}), ...(taken.path ? { path: ['has already been taken'] } : {}) });
       }
-      const forkId = await insertProject(client, { ...fork, namespaceId: target.ns.id, creatorId: actor.id });
+      // The copy is local to a storage: the fork lives where its source does.
+      const forkId = await insertProject(client, { ...fork, namespaceId: target.ns.id, creatorId: actor.id, repositoryStorage: src.repository_storage });
       if (owner !== undefined) await insertMember(client, { projectId: forkId, userId: owner, accessLevel: ACCESS.OWNER, createdBy: actor.id });
       await scheduleImport(client, forkId);
       await insertForkRelation(client, forkId, src.id);
       const forkPath = `${target.ns.full_path}/${fork.path}`;
       await recordProjectCreated(client, deps.topic, {
         id: forkId, name: fork.name, path: fork.path, fullPath: forkPath, namespaceId: target.ns.id, creatorId: actor.id,
-        visibility: fork.visibility, createdAt: new Date(), defaultBranch: fork.defaultBranch,
+        visibility: fork.visibility, createdAt: new Date(), defaultBranch: fork.defaultBranch, repositoryStorage: src.repository_storage,
       }, actor);
       await recordProjectForked(client, deps.topic, {
         projectId: forkId, forkedFromProjectId: src.id, pathWithNamespace: forkPath, forkedFromPathWithNamespace: fullPath(source),

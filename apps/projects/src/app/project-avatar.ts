@@ -30,7 +30,7 @@ export async function setProjectAvatar(
     const updated = (await lockProjectForEdit(client, id, callerId(actor)))!;
     await recordProjectUpdated(client, deps.topic, {
       id, pathWithNamespace: `${updated.ns_full_path}/${updated.path}`, visibility: updated.visibility, archived: updated.archived,
-      changed: ['avatar'], markedForDeletionOn: updated.marked_for_deletion_on,
+      changed: ['avatar'], markedForDeletionOn: updated.marked_for_deletion_on, repositoryStorage: updated.repository_storage,
     }, actor);
     return updated;
   });

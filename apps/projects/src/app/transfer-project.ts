@@ -34,7 +34,7 @@ export async function transferProject(deps: ProjectsDeps, actor: Actor, req: pro
       await recordProjectRoute(client, project.row.id, redirectLeftBy(projectFullPath(project.row.ns_full_path, project.row.path), projectFullPath(ns.full_path, project.row.path)));
       await recordProjectUpdated(client, deps.topic, {
         id: project.row.id, pathWithNamespace: `${ns.full_path}/${project.row.path}`, visibility, archived: project.row.archived,
-        changed: visibility === project.row.visibility ? ['namespace'] : ['namespace', 'visibility'],
+        changed: visibility === project.row.visibility ? ['namespace'] : ['namespace', 'visibility'], repositoryStorage: project.row.repository_storage,
       }, actor);
     });
   } catch (err) {

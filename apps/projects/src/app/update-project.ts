@@ -83,7 +83,7 @@ export async function updateProject(
       }
       await recordProjectUpdated(client, deps.topic, {
         id, pathWithNamespace: `${updated.ns_full_path}/${updated.path}`, visibility: updated.visibility, archived: updated.archived,
-        changed: plan.changed, markedForDeletionOn: updated.marked_for_deletion_on,
+        changed: plan.changed, markedForDeletionOn: updated.marked_for_deletion_on, repositoryStorage: updated.repository_storage,
       }, actor);
       return updated;
     });

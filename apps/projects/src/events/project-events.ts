@@ -15,14 +15,14 @@ export async function recordProjectCreated(
   topic: string,
   p: {
     id: number; name: string; path: string; fullPath: string; namespaceId: number; creatorId: number; visibility: string; createdAt: Date;
-    defaultBranch?: string | null; initializeWithReadme?: boolean; importSource?: boolean;
+    defaultBranch?: string | null; initializeWithReadme?: boolean; importSource?: boolean; repositoryStorage?: string;
   },
   actor: Actor,
 ): Promise<void> {
   await appendProjectEvent(client, topic, p.id, EventTypes.ProjectCreated, projectEventsV1.ProjectCreated.fromPartial({
     projectId: p.id, name: p.name, path: p.path, pathWithNamespace: p.fullPath, namespaceId: p.namespaceId,
     creatorId: p.creatorId, visibility: p.visibility, createdAt: p.createdAt, defaultBranch: p.defaultBranch ?? '',
-    initializeWithReadme: p.initializeWithReadme ?? false, importSource: p.importSource ?? false,
+    initializeWithReadme: p.initializeWithReadme ?? false, importSource: p.importSource ?? false, repositoryStorage: p.repositoryStorage ?? '',
   }), actor);
 }
 
@@ -39,20 +39,22 @@ export async function recordProjectMembershipChanged(
 }
 
 /** Outboxes ProjectDeleted (key project:<id>): the project is gone for good; owners of attached data clean up. */
-export async function recordProjectDeleted(client: PoolClient, topic: string, p: { id: number; path_with_namespace: string; namespace_id: number }, actor: Actor): Promise<void> {
-  await appendProjectEvent(client, topic, p.id, EventTypes.ProjectDeleted, projectEventsV1.ProjectDeleted.fromPartial({ projectId: p.id, pathWithNamespace: p.path_with_namespace, namespaceId: p.namespace_id }), actor);
+export async function recordProjectDeleted(
+  client: PoolClient, topic: string, p: { id: number; path_with_namespace: string; namespace_id: number; repository_storage?: string }, actor: Actor,
+): Promise<void> {
+  await appendProjectEvent(client, topic, p.id, EventTypes.ProjectDeleted, projectEventsV1.ProjectDeleted.fromPartial({ projectId: p.id, pathWithNamespace: p.path_with_namespace, namespaceId: p.namespace_id, repositoryStorage: p.repository_storage ?? '' }), actor);
 }
 
 /** Outboxes ProjectUpdated (key project:<id>): `changed` names the API attributes that changed. */
 export async function recordProjectUpdated(
   client: PoolClient,
   topic: string,
-  p: { id: number; pathWithNamespace: string; visibility: string; archived: boolean; changed: string[]; markedForDeletionOn?: string | null },
+  p: { id: number; pathWithNamespace: string; visibility: string; archived: boolean; changed: string[]; markedForDeletionOn?: string | null; repositoryStorage?: string },
   actor: Actor,
 ): Promise<void> {
   await appendProjectEvent(client, topic, p.id, EventTypes.ProjectUpdated, projectEventsV1.ProjectUpdated.fromPartial({
     projectId: p.id, pathWithNamespace: p.pathWithNamespace, visibility: p.visibility, archived: p.archived, changed: p.changed,
-    markedForDeletionOn: p.markedForDeletionOn ?? '',
+    markedForDeletionOn: p.markedForDeletionOn ?? '', repositoryStorage: p.repositoryStorage ?? '',
   }), actor);
 }
 

@@ -30,6 +30,6 @@ export async function onRepositoryImportStateChanged(client: PoolClient, event: 
   const row = await findProjectById(client, event.projectId, 0);
   if (!row) return;
   await recordProjectUpdated(client, topic, {
-    id: row.id, pathWithNamespace: `${row.ns_full_path}/${row.path}`, visibility: row.visibility, archived: row.archived, changed: ['import_status'],
+    id: row.id, pathWithNamespace: `${row.ns_full_path}/${row.path}`, visibility: row.visibility, archived: row.archived, changed: ['import_status'], repositoryStorage: row.repository_storage,
   }, SERVICE);
 }

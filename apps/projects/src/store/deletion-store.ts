@@ -6,9 +6,10 @@ export interface DeletedProject {
   id: number;
   namespace_id: number;
   path_with_namespace: string;
+  repository_storage: string;
 }
 
-const RETURNING = `RETURNING p.id, p.namespace_id, (SELECT n.full_path FROM namespaces n WHERE n.id = p.namespace_id) || '/' || p.path AS path_with_namespace`;
+const RETURNING = `RETURNING p.id, p.namespace_id, p.repository_storage, (SELECT n.full_path FROM namespaces n WHERE n.id = p.namespace_id) || '/' || p.path AS path_with_namespace`;
 
 /** Deletes projects for good (members and stars cascade); what went. */
 export async function deleteProjects(db: PoolClient, ids: number[]): Promise<DeletedProject[]> {

@@ -12,16 +12,16 @@ type Queryable = Pool | PoolClient;
 
 export async function insertProject(
   db: PoolClient,
-  p: NewProject & { namespaceId: number; creatorId: number },
+  p: NewProject & { namespaceId: number; creatorId: number; repositoryStorage?: string },
 ): Promise<number> {
   // With its statistics row (all sizes 0) in the same statement; runners_token is the column's default (0009).
   const { rows } = await db.query<{ id: number }>(
     `WITH p AS (
-       INSERT INTO projects (namespace_id, name, path, description, visibility, creator_id, default_branch, topics, settings)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) RETURNING id
+       INSERT INTO projects (namespace_id, name, path, description, visibility, creator_id, default_branch, topics, settings, repository_storage)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING id
      ), s AS (INSERT INTO project_statistics (project_id) SELECT id FROM p)
      SELECT id FROM p`,
-    [p.namespaceId, p.name, p.path, p.description, p.visibility, p.creatorId, p.defaultBranch, p.topics, JSON.stringify(p.settings)],
+    [p.namespaceId, p.name, p.path, p.description, p.visibility, p.creatorId, p.defaultBranch, p.topics, JSON.stringify(p.settings), p.repositoryStorage ?? 'default'],
   );
   await recordProjectRoute(db, rows[0]!.id, null); // its path takes over any redirect there (GitLab's Route after_create)
   return rows[0]!.id;

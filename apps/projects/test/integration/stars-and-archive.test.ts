@@ -175,8 +175,8 @@ describe('stars, starrers and archiving against PostgreSQL', () => {
 
     const updated = await events(EventTypes.ProjectUpdated.typeName);
     expect(updated.map((e) => [e.key, unpackPayload(e.envelope, EventTypes.ProjectUpdated)])).toEqual([
-      [`project:${publicId}`, { projectId: publicId, pathWithNamespace: 'owner/open', visibility: 'public', archived: true, changed: ['archived'], markedForDeletionOn: '' }],
-      [`project:${publicId}`, { projectId: publicId, pathWithNamespace: 'owner/open', visibility: 'public', archived: false, changed: ['archived'], markedForDeletionOn: '' }],
+      [`project:${publicId}`, { projectId: publicId, pathWithNamespace: 'owner/open', visibility: 'public', archived: true, changed: ['archived'], markedForDeletionOn: '', repositoryStorage: 'default' }],
+      [`project:${publicId}`, { projectId: publicId, pathWithNamespace: 'owner/open', visibility: 'public', archived: false, changed: ['archived'], markedForDeletionOn: '', repositoryStorage: 'default' }],
     ]);
     expect(updated.map((e) => e.envelope.actor?.username)).toEqual(['owner', 'root']);
   });

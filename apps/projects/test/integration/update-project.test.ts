@@ -84,7 +84,7 @@ describe('editing a project (UpdateProject) against PostgreSQL', () => {
     const read = await service.getProject({ selector: { $case: 'fullPath', value: 'team/app-two' } }, ctx(developer));
     expect(read.project).toMatchObject({ id: appId, name: 'App Two', settings: { mergeMethod: 'ff' } });
     expect(await updatedEvents(appId)).toEqual([{
-      projectId: appId, pathWithNamespace: 'team/app-two', visibility: 'private', archived: false, markedForDeletionOn: '',
+      projectId: appId, pathWithNamespace: 'team/app-two', visibility: 'private', archived: false, markedForDeletionOn: '', repositoryStorage: 'default',
       changed: ['name', 'path', 'description', 'topics', 'issues_access_level', 'merge_method', 'ci_default_git_depth'], // settings in proto order
     }]);
     // only the sent settings that differ from the effective ones are stored
