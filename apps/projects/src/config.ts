@@ -33,8 +33,8 @@ export const projectsEnv = z.object({
    */
   IMPORT_ALLOW_LOCAL_NETWORK: env.bool(false),
   /** The repository storages (repo-admin shards) a project may be created on; the first is the default. */
-  REPOSITORY_STORAGES: z.string().optional().transform((v) => (v ?? 'default').split(',').map((x) => x.trim()).filter(Boolean)),
-  IMPORT_URL_ALLOWLIST: z.string().optional().transform((v) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)),
+  REPOSITORY_STORAGES: env.optionalList('default'),
+  IMPORT_URL_ALLOWLIST: env.optionalList(),
 });
 
 export type ProjectsConfig = z.infer<typeof projectsEnv>;

@@ -45,7 +45,7 @@ export const repoAdminEnv = z.object({
   /** Pull mirrors: time between scheduled updates, and how often due mirrors are looked for. */
   MIRROR_INTERVAL_MS: env.int(30 * 60_000, 1000),
   MIRROR_POLL_MS: env.int(10_000, 100),
-  IMPORT_URL_ALLOWLIST: z.string().optional().transform((v) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)),
+  IMPORT_URL_ALLOWLIST: env.optionalList(),
 });
 
 export type RepoAdminConfig = z.infer<typeof repoAdminEnv>;

@@ -63,3 +63,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig(schema, { DATABASE_URL: 'postgres://h/d', GRPC_PORT: '70000' })).toThrow(/GRPC_PORT/);
   });
 });
+
+describe('env.optionalList', () => {
+  it('reads a comma list that may be unset or empty', () => {
+    const schema = z.object({ A: env.optionalList(), B: env.optionalList('default') });
+    expect(schema.parse({})).toEqual({ A: [], B: ['default'] });
+    expect(schema.parse({ A: ' x, y ,', B: 'a' })).toEqual({ A: ['x', 'y'], B: ['a'] });
+  });
+});

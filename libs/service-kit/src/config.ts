@@ -72,6 +72,17 @@ export const env = {
         .map((s) => s.trim())
         .filter(Boolean),
     ),
+  /** A comma-separated list that may be unset or empty (then `def`, itself a comma-separated list). */
+  optionalList: (def = '') =>
+    z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? def)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
   /** A Postgres schema or other SQL identifier. */
   identifier: (def: string) =>
     z

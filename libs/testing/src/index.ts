@@ -4,3 +4,4 @@ export * from './isolation';
 export * from './free-port';
 export * from './stack';
 export * from './rejection';
+export * from './static-server';

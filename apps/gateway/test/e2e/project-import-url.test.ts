@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eventually, startStack, type RunningStack } from '@glp/testing';
+import { eventually, serveDirectory, startStack, type RunningStack } from '@glp/testing';
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } }).trim();
 
@@ -15,7 +14,7 @@ const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, 
  */
 describe('importing a repository from a URL', () => {
   let stack: RunningStack;
-  let server: Server;
+  let server: { port: number; close(): void };
   let port = 0;
   const root = mkdtempSync(path.join(os.tmpdir(), 'glp-import-src-'));
   const api = (p: string, init: RequestInit & { token?: string } = {}) =>
@@ -36,16 +35,8 @@ describe('importing a repository from a URL', () => {
     git(work, 'tag', 'v1.0');
     execFileSync('git', ['clone', '-q', '--bare', work, path.join(root, 'source.git')]);
     git(path.join(root, 'source.git'), 'update-server-info');
-    server = createServer((req, res) => {
-      const file = path.join(root, decodeURIComponent((req.url ?? '/').split('?')[0]!));
-      if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
-        res.writeHead(404).end();
-        return;
-      }
-      createReadStream(file).pipe(res);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
+    server = await serveDirectory(root);
+    port = server.port;
     const allow = { IMPORT_URL_ALLOWLIST: `127.0.0.1:${port}` };
     stack = await startStack({ name: 'e2e_import', env: allow });
   }, 120_000);

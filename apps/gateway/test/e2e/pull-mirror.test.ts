@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eventually, startStack, type RunningStack } from '@glp/testing';
+import { eventually, serveDirectory, startStack, type RunningStack } from '@glp/testing';
 
 const ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Up', GIT_AUTHOR_EMAIL: 'up@e', GIT_COMMITTER_NAME: 'Up', GIT_COMMITTER_EMAIL: 'up@e' };
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: ENV }).trim();
@@ -22,7 +21,7 @@ const hashed = (id: number) => {
  */
 describe('pull mirrors', () => {
   let stack: RunningStack;
-  let server: Server;
+  let server: { port: number; close(): void };
   let port = 0;
   const root = mkdtempSync(path.join(os.tmpdir(), 'glp-mirror-src-'));
   const work = path.join(root, 'work');
@@ -49,16 +48,8 @@ describe('pull mirrors', () => {
     git(work, 'commit', '-q', '--allow-empty', '-m', 'first');
     git(work, 'push', '-q', 'origin', 'main');
     git(upstream, 'update-server-info');
-    server = createServer((req, res) => {
-      const file = path.join(root, decodeURIComponent((req.url ?? '/').split('?')[0]!));
-      if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
-        res.writeHead(404).end();
-        return;
-      }
-      createReadStream(file).pipe(res);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
+    server = await serveDirectory(root);
+    port = server.port;
     stack = await startStack({ name: 'e2e_mirror', env: { IMPORT_URL_ALLOWLIST: `127.0.0.1:${port}`, MIRROR_POLL_MS: '200' } });
   }, 120_000);
   afterAll(async () => {

@@ -16,6 +16,7 @@ import {
 } from '../store/mirrors-store';
 import { upsertRepository } from '../store/repositories-store';
 import type { RepoAdminDeps } from './deps';
+import { pusherOfUser, userById } from './users';
 import { refEvent } from './receive-hooks';
 import { repositoryOf } from './repository-jobs';
 import { reportStatisticsQuietly } from './statistics';
@@ -24,19 +25,8 @@ const SERVICE = systemActor('repo-admin');
 
 /** The mirror user as the pusher of a mirror update's events (GitLab: the mirror user pushes); a neutral one if unknown. */
 async function mirrorPusher(deps: RepoAdminDeps, userId: number | undefined): Promise<{ pusher: repositoryEventsV1.Pusher; cause: { id: number; username: string } }> {
-  if (userId) {
-    try {
-      const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: userId } }, { actor: SERVICE });
-      if (user) {
-        return {
-          pusher: repositoryEventsV1.Pusher.fromPartial({ userId: user.id, username: user.username, name: user.name || user.username, email: user.publicEmail }),
-          cause: { id: user.id, username: user.username },
-        };
-      }
-    } catch (err) {
-      if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
-    }
-  }
+  const user = userId ? await userById(deps, userId) : undefined;
+  if (user) return { pusher: pusherOfUser(user), cause: { id: user.id, username: user.username } };
   return { pusher: repositoryEventsV1.Pusher.fromPartial({ name: 'GitLab' }), cause: { id: 0, username: 'repo-admin' } };
 }
 

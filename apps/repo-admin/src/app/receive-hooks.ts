@@ -1,6 +1,6 @@
 import { withTransaction } from '@glp/db';
 import { repositoryEventsV1 } from '@glp/proto';
-import { DomainError, systemActor, type Actor } from '@glp/service-kit';
+import { type Actor } from '@glp/service-kit';
 import { BareRepository } from '../disk/bare-repository';
 import { PushReader, type PushedCommit } from '../disk/push-reader';
 import { hashedDiskPath } from '../domain/hashed-storage';
@@ -12,6 +12,7 @@ import { recordPush, recordTagPush } from '../events/push-events';
 import { recordRepositoryChanged } from '../events/repository-events';
 import { upsertRepository } from '../store/repositories-store';
 import type { GitHttpDeps } from './git-http-deps';
+import { pusherOfUser, userById } from './users';
 import type { PushSession } from './push-sessions';
 import { reportStatisticsQuietly } from './statistics';
 
@@ -28,7 +29,6 @@ export interface HookAnswer {
   messages: string[];
 }
 
-const SERVICE = systemActor('repo-admin');
 
 /** The project's default branch before the push: HEAD's branch, or GitLab's choice when HEAD's branch does not exist. */
 async function currentDefaultBranch(deps: GitHttpDeps, session: PushSession): Promise<string | undefined> {
@@ -59,11 +59,11 @@ async function pusherOf(deps: GitHttpDeps, actor: Actor): Promise<repositoryEven
   const fallback = repositoryEventsV1.Pusher.fromPartial({ userId: actor.id, username: actor.username, name: actor.username });
   if (actor.kind !== 'user' || actor.id <= 0) return fallback;
   try {
-    const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: actor.id } }, { actor: SERVICE });
-    if (!user) return fallback;
-    return repositoryEventsV1.Pusher.fromPartial({ userId: user.id, username: user.username, name: user.name || user.username, email: user.publicEmail });
+    const user = await userById(deps, actor.id);
+    return user ? pusherOfUser(user) : fallback;
   } catch (err) {
-    if (!(err instanceof DomainError && err.kind === 'not_found')) deps.logger.warn({ err, user_id: actor.id }, 'pusher not read from identity');
+    // The refs moved already: an identity outage only costs the pusher's details.
+    deps.logger.warn({ err, user_id: actor.id }, 'pusher not read from identity');
     return fallback;
   }
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { withTransaction } from '@glp/db';
 import { repositoryEventsV1 } from '@glp/proto';
-import { DomainError, systemActor } from '@glp/service-kit';
+import { systemActor } from '@glp/service-kit';
 import { BareRepository, type Signature } from '../disk/bare-repository';
 import { hashedDiskPath } from '../domain/hashed-storage';
 import { readmeContent, REMOTE_UNREACHABLE, retryDelayMs, type CreatePayload, type ForkPayload } from '../domain/job-rules';
@@ -12,6 +12,7 @@ import { recordImportState, recordRepositoryChanged } from '../events/repository
 import { completeJob, retryJob, type JobRow } from '../store/jobs-store';
 import { deleteRepository, findRepository, upsertRepository } from '../store/repositories-store';
 import type { RepoAdminDeps } from './deps';
+import { userById } from './users';
 import { forgetProjectUploads, removeProjectUploadFiles } from './avatars';
 import { housekeepRepository } from './housekeeping';
 import { reportStatisticsQuietly } from './statistics';
@@ -26,13 +27,8 @@ export const repositoryOf = (deps: Pick<RepoAdminDeps, 'git' | 'storageRoot'>, p
 
 /** The author of commits made for a user (the README): their name and e-mail from identity; a neutral one if gone. */
 async function signatureOf(deps: RepoAdminDeps, userId: number): Promise<Signature> {
-  try {
-    const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: userId } }, { actor: SERVICE });
-    if (user) return { name: user.name || user.username, email: user.email || `${user.username}@noreply` };
-  } catch (err) {
-    if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
-  }
-  return { name: 'GitLab', email: 'noreply@gitlab.invalid' };
+  const user = await userById(deps, userId);
+  return user ? { name: user.name || user.username, email: user.email || `${user.username}@noreply` } : { name: 'GitLab', email: 'noreply@gitlab.invalid' };
 }
 
 /** Records what the repository now is (row + RepositoryChanged) and ends the job, in one transaction. */

@@ -3,7 +3,7 @@ import type { ReadStream } from 'node:fs';
 import { withTransaction } from '@glp/db';
 import { repoAdminV1 } from '@glp/proto';
 import {
-  badRequest, DomainError, forbidden, invalid, notFound, recordNotFound, rejected, systemActor, unauthenticated, type Actor,
+  badRequest, DomainError, forbidden, invalid, notFound, recordNotFound, rejected, unauthenticated, type Actor,
 } from '@glp/service-kit';
 import {
   discardTemp, fileSize, FileTooLarge, openUploadFile, placeFile, receiveToTemp, removeUploadFile,
@@ -13,10 +13,10 @@ import {
   type UploaderKind,
 } from '../domain/upload-rules';
 import { deleteUploadRow, findUploadById, findUploadByName, insertUpload, listUploadsPage, type UploadRow } from '../store/uploads-store';
+import { userById } from './users';
 import type { RepoAdminDeps } from './deps';
 import { projectForUploads } from './upload-access';
 
-const SERVICE = systemActor('repo-admin');
 
 /** What the stream handlers need besides the common deps: the byte limit of an attachment (MAX_ATTACHMENT_SIZE). */
 export type UploadDeps = Pick<RepoAdminDeps, 'pool' | 'projects' | 'identity' | 'storageRoot' | 'logger' | 'maxAttachmentBytes'>;
@@ -90,12 +90,8 @@ async function withUploaders(deps: UploadDeps, rows: UploadRow[]): Promise<repoA
   const ids = [...new Set(rows.map((r) => r.uploaded_by).filter((id): id is number => id !== null))];
   const users = new Map<number, repoAdminV1.Uploader>();
   await Promise.all(ids.map(async (id) => {
-    try {
-      const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: id } }, { actor: SERVICE });
-      if (user) users.set(id, { id: user.id, username: user.username, name: user.name });
-    } catch (err) {
-      if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
-    }
+    const user = await userById(deps, id);
+    if (user) users.set(id, { id: user.id, username: user.username, name: user.name });
   }));
   return rows.map((r) => toUpload(r, r.uploaded_by === null ? undefined : users.get(r.uploaded_by)));
 }

@@ -9,7 +9,8 @@ import { uploadStreams } from './upload-streams';
 
 /**
  * RepoAdminService for the gRPC server: the unary methods through service-kit's `bindService`, each streaming method
- * bound on its own (GetSnapshot: `bindServerStream`). A streaming method without a handler answers UNIMPLEMENTED.
+ * bound on its own (GetSnapshot, the upload and avatar streams). Every method of the proto has a handler here: grpc-js
+ * refuses to start a server missing one.
  */
 export function repoAdminImplementation(deps: RepoAdminDeps, opts: { actorSecret: string; logger: Logger }): UntypedServiceImplementation {
   return {

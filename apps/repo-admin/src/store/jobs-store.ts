@@ -11,10 +11,15 @@ export interface JobRow {
   attempts: number;
 }
 
+/** Wakes the job workers of this schema (`repository_jobs_<schema>`, delivered when the caller's transaction commits). */
+export async function notifyWorker(db: Queryable, projectId: number): Promise<void> {
+  await db.query("SELECT pg_notify('repository_jobs_' || current_schema(), $1)", [String(projectId)]);
+}
+
 /** Queues work for a project's repository (in the caller's transaction) and wakes the worker. */
 export async function enqueueJob(db: PoolClient, projectId: number, kind: JobKind, payload: object): Promise<void> {
   await db.query('INSERT INTO repository_jobs (project_id, kind, payload) VALUES ($1, $2, $3)', [projectId, kind, JSON.stringify(payload)]);
-  await db.query("SELECT pg_notify('repository_jobs_' || current_schema(), $1)", [String(projectId)]);
+  await notifyWorker(db, projectId);
 }
 
 /**
@@ -65,6 +70,6 @@ export async function enqueueHousekeepingJob(db: PoolClient, projectId: number, 
     [projectId, JSON.stringify(payload)],
   );
   if (!rowCount) return false;
-  await db.query("SELECT pg_notify('repository_jobs_' || current_schema(), $1)", [String(projectId)]);
+  await notifyWorker(db, projectId);
   return true;
 }

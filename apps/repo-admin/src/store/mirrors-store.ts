@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from '@glp/db';
+import { notifyWorker } from './jobs-store';
 
 type Queryable = Pool | PoolClient;
 
@@ -35,7 +36,7 @@ export async function queueMirrorUpdate(db: Queryable, projectId: number): Promi
      ON CONFLICT (project_id) WHERE kind = 'mirror' DO NOTHING`,
     [projectId],
   );
-  await db.query("SELECT pg_notify('repository_jobs_' || current_schema(), $1)", [String(projectId)]);
+  await notifyWorker(db, projectId);
   await db.query(`UPDATE pull_mirrors SET update_status = 'scheduled', updated_at = now() WHERE project_id = $1 AND update_status <> 'started'`, [projectId]);
 }
 
