@@ -63,6 +63,9 @@ export function readUntilFile(req: IncomingMessage, field: string): Promise<Mult
       else if (name !== '__proto__') fields[name] = decoded;
     });
     bb.on('file', (name, stream, info) => {
+      // A body cut short makes busboy fail the part's stream ("Unexpected end of form"): without a listener that error
+      // would end the process. Whoever reads the handed-over stream still sees it (its own listener, or `for await`).
+      stream.on('error', () => undefined);
       if (settled || name !== field) {
         stream.resume(); // another file: not ours to keep
         return;

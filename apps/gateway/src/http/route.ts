@@ -46,6 +46,11 @@ export interface RouteDef<F extends ParamFields = ParamFields> {
   params: ParamSchema<F>;
   /** The handler reads a multipart body itself, as a stream (`http/streamed-body.ts`): files beyond BODY_LIMIT. */
   streamsBody?: boolean;
+  /**
+   * A route answering a file on success says its Content-Type here (e.g. `application/x-tar`): its 2xx answers are that
+   * file, streamed (Content-Length when known), not JSON. Errors are JSON as everywhere.
+   */
+  produces?: string;
   handler(ctx: RouteContext<InferParams<F>>): Promise<RouteResult>;
 }
 

@@ -27,7 +27,7 @@ const projectRef = (id: string | null | undefined): repoAdminV1.ProjectRef => re
 
 export const repositoryAdminRoutes: RouteDef[] = [
   route({
-    method: 'GET', path: '/projects/:id/snapshot', access: 'admin',
+    method: 'GET', path: '/projects/:id/snapshot', access: 'admin', produces: 'application/x-tar',
     params: defineParams({ id: p.string().required(), wiki: p.boolean() }),
     handler: async ({ params, services }) => {
       const stream = await services.repoAdminStreams.getSnapshot({ project: projectRef(params.id), wiki: params.wiki === true });

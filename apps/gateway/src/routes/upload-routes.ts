@@ -56,7 +56,7 @@ export const uploadRoutes: RouteDef[] = [
   // GET /projects/:id/avatar (`lib/api/project_avatar.rb`, GitLab 16.9): whoever may read the project; the avatar as an
   // attachment, `404 Avatar Not Found` without one.
   route({
-    method: 'GET', path: '/projects/:id/avatar', access: 'public', params: defineParams({ id: p.string().required() }),
+    method: 'GET', path: '/projects/:id/avatar', access: 'public', produces: 'application/octet-stream', params: defineParams({ id: p.string().required() }),
     handler: async ({ params, services }) => fileResult(await services.uploads.downloadAvatar({ project: projectRef(params.id), fileName: '' })),
   }),
 
@@ -102,13 +102,13 @@ export const uploadRoutes: RouteDef[] = [
   }),
 
   route({
-    method: 'GET', path: '/projects/:id/uploads/:upload_id', access: 'public', params: byId,
+    method: 'GET', path: '/projects/:id/uploads/:upload_id', access: 'public', produces: 'application/octet-stream', params: byId,
     handler: async ({ params, services }) =>
       fileResult(await services.uploads.downloadUpload({ project: projectRef(params.id), uploadId: params.upload_id ?? 0, secret: '', fileName: '' })),
   }),
 
   route({
-    method: 'GET', path: '/projects/:id/uploads/:secret/:filename', access: 'public', params: secretAndName,
+    method: 'GET', path: '/projects/:id/uploads/:secret/:filename', access: 'public', produces: 'application/octet-stream', params: secretAndName,
     handler: async ({ params, services }) => {
       const fileName = checkedFileName(params.filename);
       return fileResult(await services.uploads.downloadUpload({ project: projectRef(params.id), uploadId: 0, secret: params.secret || '-', fileName }));

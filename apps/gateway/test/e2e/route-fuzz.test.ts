@@ -28,11 +28,20 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() 
 
 const routes: RouteDef[] = apiRoutes('18.6.0', 'fuzz');
 
-function problems(w: WireRequest, r: WireResponse): string[] {
+/** The file type a route answers on success, if it answers a file (RouteDef `produces`). */
+const produces = new Map(routes.filter((r) => r.produces).map((r) => [routeKey(r), r.produces!]));
+
+function problems(w: WireRequest, r: WireResponse, route: string): string[] {
   const out: string[] = [];
   if (r.status >= 500) out.push(`status ${r.status}`);
   if (w.method === 'HEAD' && r.body.length > 0) out.push('HEAD answered with a body');
   if (r.status === 431) return out; // Node's own answer to a request line + headers over 16 KB; the app never saw it
+  // A file route's success is its declared file type, streamed (Content-Length only when the size is known).
+  const file = produces.get(route);
+  if (file && r.status < 300) {
+    if (r.headers['content-type'] !== file) out.push(`Content-Type ${String(r.headers['content-type'])}, declared ${file}`);
+    return out;
+  }
   const type = r.headers['content-type'];
   if (r.body.length === 0 && w.method !== 'HEAD') return out;
   if (type === 'text/plain') {
@@ -76,7 +85,7 @@ describe('route fuzzing (every route, generated from its param schema)', () => {
         sent++;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         perRoute.set(spec.route, (perRoute.get(spec.route) ?? 0) + 1);
-        const found = problems(wire, res);
+        const found = problems(wire, res, spec.route);
         if (expect4xx && (res.status < 400 || res.status >= 500)) found.push(`known-bad (${spec.poison}) answered ${res.status}`);
         if (found.length > 0) failures.push(`${found.join('; ')} ← ${describeWire(wire)} → ${res.status} ${res.body.subarray(0, 200).toString()}`);
       }
