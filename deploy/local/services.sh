@@ -6,5 +6,7 @@ SERVICES=(
   "projects apps/projects/dist/main.js"
   "access-requests apps/access-requests/dist/main.js"
   "repo-admin apps/repo-admin/dist/main.js"
+  "hooks apps/hooks/dist/main.js"
+  "webhook-dispatcher apps/webhook-dispatcher/dist/main.js"
   "gateway apps/gateway/dist/main.js"
 )

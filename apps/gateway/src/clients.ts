@@ -1,8 +1,10 @@
-import { accessRequestsV1, identityV1, projectsV1, repoAdminV1 } from '@glp/proto';
+import { Redis } from 'ioredis';
+import { accessRequestsV1, hooksV1, identityV1, projectsV1, repoAdminV1 } from '@glp/proto';
 import { createGrpcClient, type PromiseClient } from '@glp/service-kit';
 import type { GatewayConfig } from './config';
 import { createRepoAdminStreams, type RepoAdminStreams } from './repo-admin-streams';
 import { createUploadStreams, type UploadStreams } from './upload-streams';
+import { HookRateLimits } from './http/hook-rate-limits';
 import { parseShards, RepoAdminRouter } from './repo-admin-router';
 
 export interface Services {
@@ -14,6 +16,9 @@ export interface Services {
   repoAdminStreams: RepoAdminStreams;
   /** repo-admin's streaming calls of uploads and avatars. */
   uploads: UploadStreams;
+  hooks: PromiseClient<hooksV1.HooksServiceClient>;
+  /** Hook test / event resend limits per (project, user), in the shared Redis. */
+  hookRateLimits: HookRateLimits;
   /** The git HTTP listener of the repo-admin serving a storage (repository_storage; unknown: default). */
   repoAdminHttpUrl(storage: string | undefined): string;
   close(): void;
@@ -24,6 +29,13 @@ export function createServices(config: GatewayConfig): Services {
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, opts);
   const projects = createGrpcClient(projectsV1.ProjectsServiceClient, config.PROJECTS_GRPC_ADDR, opts);
   const accessRequests = createGrpcClient(accessRequestsV1.AccessRequestsServiceClient, config.ACCESS_REQUESTS_GRPC_ADDR, opts);
+  const hooks = createGrpcClient(hooksV1.HooksServiceClient, config.HOOKS_GRPC_ADDR, opts);
+  // Its own connection: a limiter must not queue behind the auth cache; while Redis is down an in-process limiter counts.
+  const limiterRedis = config.HOOK_TEST_RATE_LIMIT > 0 || config.HOOK_RESEND_RATE_LIMIT > 0
+    ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : undefined;
+  limiterRedis?.on('error', () => undefined);
+  const hookRateLimits = new HookRateLimits(limiterRedis, { test: config.HOOK_TEST_RATE_LIMIT, resend: config.HOOK_RESEND_RATE_LIMIT }, config.RATE_LIMIT_KEY_PREFIX);
   // One repo-admin per storage (repository_storage); calls go to the shard of their project (repo-admin-router.ts).
   const shards = new Map(parseShards({ grpcAddr: config.REPO_ADMIN_GRPC_ADDR, httpUrl: config.REPO_ADMIN_HTTP_URL }, config.REPO_ADMIN_STORAGES).map((a) => {
     const client = createGrpcClient(repoAdminV1.RepoAdminServiceClient, a.grpcAddr, opts);
@@ -36,6 +48,8 @@ export function createServices(config: GatewayConfig): Services {
     identity,
     projects,
     accessRequests,
+    hooks,
+    hookRateLimits,
     repoAdmin: router.routed((s) => s.client),
     repoAdminStreams: router.routed((s) => s.streams),
     uploads: router.routed((s) => s.uploads),
@@ -44,6 +58,8 @@ export function createServices(config: GatewayConfig): Services {
       identity.close();
       projects.close();
       accessRequests.close();
+      hooks.close();
+      limiterRedis?.disconnect();
       for (const s of shards.values()) s.client.close();
     },
   };

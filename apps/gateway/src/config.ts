@@ -13,6 +13,13 @@ export const gatewayEnv = z.object({
   PROJECTS_GRPC_ADDR: env.str('127.0.0.1:50052'),
   ACCESS_REQUESTS_GRPC_ADDR: env.str('127.0.0.1:50053'),
   REPO_ADMIN_GRPC_ADDR: env.str('127.0.0.1:50054'),
+  HOOKS_GRPC_ADDR: env.str('127.0.0.1:50055'),
+  /** POST /projects/:id/hooks/:hook_id/test/:trigger per (project, user) per minute (GitLab's web_hook_test: 5); 0 = off. */
+  HOOK_TEST_RATE_LIMIT: env.int(5, 0, 100000),
+  /** POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend per (project, user) per minute (web_hook_event_resend: 5); 0 = off. */
+  HOOK_RESEND_RATE_LIMIT: env.int(5, 0, 100000),
+  /** Prefix of the rate-limit counters in Redis (gateways sharing one Redis for different deployments or test stacks differ). */
+  RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, ":", ".", "_" and "-" only').default('glp:rl'),
   /** repo-admin's git HTTP listener: clones, fetches and pushes at http_url_to_repo are proxied there. */
   REPO_ADMIN_HTTP_URL: z.string().url().default('http://127.0.0.1:8081'),
   /** Further repo-admin shards: `<storage>=<grpc host:port>|<http url>`, comma-separated (the `default` storage is above). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 import { kafkaTopicEnv } from '@glp/events';
+import { allowlistErrors, normalizeAllowlist } from './domain/application-settings';
 
 export const identityEnv = z.object({
   ...commonServiceEnv,
@@ -25,6 +26,15 @@ export const identityEnv = z.object({
   REDIS_URL: env.url().optional(),
   /** Group, namespace and member listings are counted up to this; beyond, X-Total is omitted (as GitLab). */
   LIST_COUNT_LIMIT: env.int(10000, 1),
+  /**
+   * Start-up defaults of the application settings, applied only when their row is first created (GitLab's settings
+   * seeding): GitLab's allow_local_requests_from_web_hooks_and_services and outbound_local_requests_whitelist (hosts,
+   * host:port, IPs, CIDRs, [IPv6]:port). Later changes through PUT /application/settings win.
+   */
+  ALLOW_LOCAL_WEBHOOKS: env.bool(false),
+  OUTBOUND_ALLOWLIST: env.optionalList().transform(normalizeAllowlist).superRefine((list, ctx) => {
+    for (const message of allowlistErrors(list)) ctx.addIssue({ code: 'custom', message });
+  }),
 });
 
 export type IdentityConfig = z.infer<typeof identityEnv>;

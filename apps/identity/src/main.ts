@@ -4,6 +4,7 @@ import { identityV1 } from '@glp/proto';
 import {
   bindService, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer, runMain, startMetricsServer,
 } from '@glp/service-kit';
+import { ensureApplicationSettings } from './app/application-settings';
 import { ensureRootUser } from './bootstrap/root-user';
 import { loadIdentityConfig } from './config';
 import { noAuthCache, redisAuthCacheInvalidator } from './events/auth-cache-invalidator';
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
     pool, topic, logger, rootToken: config.GITLAB_ROOT_TOKEN, rootPassword: config.GITLAB_ROOT_PASSWORD,
     rootEmail: config.GITLAB_ROOT_EMAIL, dataDir: config.DATA_DIR,
   });
+  const settingsDefaults = { allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, outboundAllowlist: config.OUTBOUND_ALLOWLIST };
+  await ensureApplicationSettings({ pool, topic, defaults: settingsDefaults });
 
   const relay = new OutboxRelay({
     databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.identity.v1.IdentityService',
       definition: identityV1.IdentityServiceService,
-      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT, authCache }), {
+      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT, authCache, settingsDefaults }), {
         actorSecret: config.ACTOR_SECRET, logger,
       }),
     }],

@@ -6,7 +6,7 @@ import {
   runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { loadProjectsConfig } from './config';
-import { SecretBox } from './domain/secret-box';
+import { SecretBox } from '@glp/secret-box';
 import { startDeletionPurge } from './app/delete-project';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
 import { onRepositoryChanged } from './events/repository-consumer';

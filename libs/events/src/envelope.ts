@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { accessRequestEventsV1, Any, eventsV1, identityEventsV1, projectEventsV1, repositoryEventsV1 } from '@glp/proto';
+import { accessRequestEventsV1, Any, eventsV1, hookEventsV1, identityEventsV1, projectEventsV1, repositoryEventsV1 } from '@glp/proto';
 
 export type EventEnvelope = eventsV1.EventEnvelope;
 
@@ -52,6 +52,10 @@ export const EventTypes = Object.freeze({
   NamespaceChanged: payloadType(`${identityEventsV1.protobufPackage}.NamespaceChanged`, identityEventsV1.NamespaceChanged),
   NamespaceDeleted: payloadType(`${identityEventsV1.protobufPackage}.NamespaceDeleted`, identityEventsV1.NamespaceDeleted),
   GroupMembershipChanged: payloadType(`${identityEventsV1.protobufPackage}.GroupMembershipChanged`, identityEventsV1.GroupMembershipChanged),
+  ApplicationSettingsChanged: payloadType(`${identityEventsV1.protobufPackage}.ApplicationSettingsChanged`, identityEventsV1.ApplicationSettingsChanged),
+  HookUpdated: payloadType(`${hookEventsV1.protobufPackage}.HookUpdated`, hookEventsV1.HookUpdated),
+  HookDeleted: payloadType(`${hookEventsV1.protobufPackage}.HookDeleted`, hookEventsV1.HookDeleted),
+  HookHealthChanged: payloadType(`${hookEventsV1.protobufPackage}.HookHealthChanged`, hookEventsV1.HookHealthChanged),
   AccessRequested: payloadType(`${accessRequestEventsV1.protobufPackage}.AccessRequested`, accessRequestEventsV1.AccessRequested),
   AccessRequestApproved: payloadType(`${accessRequestEventsV1.protobufPackage}.AccessRequestApproved`, accessRequestEventsV1.AccessRequestApproved),
   AccessRequestDenied: payloadType(`${accessRequestEventsV1.protobufPackage}.AccessRequestDenied`, accessRequestEventsV1.AccessRequestDenied),

@@ -1,5 +1,5 @@
 /** The aggregates that publish domain events, one topic each. */
-export type Aggregate = 'identity' | 'projects' | 'access-requests' | 'repo-admin';
+export type Aggregate = 'identity' | 'projects' | 'access-requests' | 'repo-admin' | 'hooks' | 'webhook-dispatcher';
 
 /** Base topic names (without prefix). Messages are keyed by aggregate key, e.g. "project:42". */
 export const TOPICS: Readonly<Record<Aggregate, string>> = Object.freeze({
@@ -7,6 +7,8 @@ export const TOPICS: Readonly<Record<Aggregate, string>> = Object.freeze({
   projects: 'gitlab.projects.events',
   'access-requests': 'gitlab.access_requests.events',
   'repo-admin': 'gitlab.repo_admin.events',
+  hooks: 'gitlab.hooks.events',
+  'webhook-dispatcher': 'gitlab.webhook_dispatcher.events',
 });
 
 const TOPIC_RE = /^[a-zA-Z0-9._-]{1,249}$/;

@@ -5,3 +5,5 @@ export * from './free-port';
 export * from './stack';
 export * from './rejection';
 export * from './static-server';
+export * from './webhook-receiver';
+export * from './push-event-source';

@@ -13,23 +13,27 @@ export interface RunningStack {
   /** http://127.0.0.1:41234/api/v4 */
   apiUrl: string;
   rootToken: string;
-  schemas: { identity: string; projects: string; accessRequests: string; repoAdmin: string };
+  schemas: { identity: string; projects: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string };
   topicPrefix: string;
   /** repo-admin's storage root (its bare repositories, GitLab's hashed layout). */
   storageRoot: string;
   /** repo-admin's git HTTP listener (the gateway proxies git smart HTTP there; it answers signed requests only). */
   repoAdminHttpUrl: string;
   /** gRPC addresses of the services (benchmarks call them directly). */
-  grpcAddrs: { identity: string; projects: string; accessRequests: string; repoAdmin: string };
+  grpcAddrs: { identity: string; projects: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string };
   /** Prometheus endpoints by service. */
-  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string; repoAdmin: string };
+  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
   /** Sends a signal to one service (failure tests: SIGKILL projects, SIGSTOP identity ...). */
-  signal(service: 'identity' | 'projects' | 'access-requests' | 'repo-admin' | 'gateway', signal: NodeJS.Signals): void;
+  signal(service: StackService, signal: NodeJS.Signals): void;
+  /** The environment a service of this stack was started with (a test starts a second replica with it). */
+  serviceEnv(service: StackService): { main: string; env: Record<string, string> };
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
   stop(): Promise<Record<string, number | null>>;
 }
+
+export type StackService = 'identity' | 'projects' | 'access-requests' | 'repo-admin' | 'hooks' | 'webhook-dispatcher' | 'gateway';
 
 interface ServiceSpec {
   name: string;
@@ -38,21 +42,24 @@ interface ServiceSpec {
 }
 
 /**
- * Boots identity, projects, access-requests, repo-admin and the gateway from their built `dist/` on free ports, with
+ * Boots identity, projects, access-requests, repo-admin, hooks, webhook-dispatcher and the gateway from their built `dist/` on free ports, with
  * their own schemas, topic prefix and consumer group, so several stacks (test files) run
  * side by side on one PostgreSQL/Kafka/Redis. Resolves when the gateway is ready. `without` leaves services out (a
  * test that plays repo-admin's part itself on Kafka).
  */
 export async function startStack(
-  opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin')[] } = {},
+  opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin' | 'hooks' | 'webhook-dispatcher')[] } = {},
 ): Promise<RunningStack> {
   const infra = infraFromEnv();
   const id = uniqueName(opts.name ?? 'e2e');
-  const schemas = { identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests`, repoAdmin: `${id}_repo_admin` };
+  const schemas = {
+    identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests`, repoAdmin: `${id}_repo_admin`, hooks: `${id}_hooks`,
+    webhookDispatcher: `${id}_webhook_dispatcher`,
+  };
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
-  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, repoAdminHttpPort, ...metricsPorts] = await Promise.all(Array.from({ length: 11 }, () => freePort()));
+  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, repoAdminHttpPort, hooksPort, dispatcherPort, ...metricsPorts] = await Promise.all(Array.from({ length: 15 }, () => freePort()));
   const repoAdminHttpUrl = `http://127.0.0.1:${repoAdminHttpPort}`;
   const storageRoot = path.join(dataDir, 'repositories');
   const common: Record<string, string> = {
@@ -68,6 +75,8 @@ export async function startStack(
     ACCESS_REQUESTS_GRPC_ADDR: `127.0.0.1:${accessRequestsPort}`,
     REPO_ADMIN_GRPC_ADDR: `127.0.0.1:${repoAdminPort}`,
     REPO_ADMIN_HTTP_URL: repoAdminHttpUrl,
+    HOOKS_GRPC_ADDR: `127.0.0.1:${hooksPort}`,
+    WEBHOOK_DISPATCHER_GRPC_ADDR: `127.0.0.1:${dispatcherPort}`,
     ...opts.env,
   };
   const all: ServiceSpec[] = [
@@ -75,9 +84,16 @@ export async function startStack(
     { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
     { name: 'access-requests', main: 'apps/access-requests/dist/main.js', env: { DB_SCHEMA: schemas.accessRequests, GRPC_PORT: String(accessRequestsPort), KAFKA_CONSUMER_GROUP: `${id}-access-requests`, METRICS_PORT: String(metricsPorts[3]) } },
     { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(repoAdminPort), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(repoAdminHttpPort) } },
-    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id } },
+    { name: 'hooks', main: 'apps/hooks/dist/main.js', env: { DB_SCHEMA: schemas.hooks, GRPC_PORT: String(hooksPort), KAFKA_CONSUMER_GROUP: `${id}-hooks`, METRICS_PORT: String(metricsPorts[5]) } },
+    { name: 'webhook-dispatcher', main: 'apps/webhook-dispatcher/dist/main.js', env: { DB_SCHEMA: schemas.webhookDispatcher, GRPC_PORT: String(dispatcherPort), KAFKA_CONSUMER_GROUP: `${id}-webhook-dispatcher`, METRICS_PORT: String(metricsPorts[6]), EXTERNAL_URL: `http://127.0.0.1:${gatewayPort}` } },
+    // Rate-limit counters are keyed by ids that repeat in every fresh stack: each stack counts on its own.
+    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id, RATE_LIMIT_KEY_PREFIX: `glp:rl:${id}` } },
   ];
   const services = all.filter((s) => !opts.without?.includes(s.name as 'repo-admin'));
+  const serviceEnv = (service: StackService) => {
+    const spec = all.find((s) => s.name === service)!;
+    return { main: path.join(REPO_ROOT, spec.main), env: { ...common, ...spec.env } };
+  };
   for (const s of services) {
     if (!existsSync(path.join(REPO_ROOT, s.main))) throw new Error(`${s.main} is missing: build first (npm run build)`);
   }
@@ -113,7 +129,7 @@ export async function startStack(
       ),
     );
     rmSync(dataDir, { recursive: true, force: true });
-    await dropSchemas(schemas.identity, schemas.projects, schemas.accessRequests, schemas.repoAdmin).catch(() => undefined);
+    await dropSchemas(...Object.values(schemas)).catch(() => undefined);
     return Object.fromEntries(services.map((s, i) => [s.name, codes[i] ?? null]));
   };
   const stop = () => (stopped ??= stopAll());
@@ -143,12 +159,15 @@ export async function startStack(
     gateway: `http://127.0.0.1:${metricsPorts[2]}/metrics`,
     accessRequests: `http://127.0.0.1:${metricsPorts[3]}/metrics`,
     repoAdmin: `http://127.0.0.1:${metricsPorts[4]}/metrics`,
+    hooks: `http://127.0.0.1:${metricsPorts[5]}/metrics`,
+    webhookDispatcher: `http://127.0.0.1:${metricsPorts[6]}/metrics`,
   };
   const signal = (service: string, sig: NodeJS.Signals) => {
     children[services.findIndex((s) => s.name === service)]?.kill(sig);
   };
   const grpcAddrs = {
     identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
+    hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`,
   };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, stop };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, serviceEnv, stop };
 }

@@ -1,5 +1,6 @@
 import type { RouteDef } from '../http/route';
 import { accessRequestRoutes } from './access-request-routes';
+import { applicationSettingsRoutes } from './application-settings-routes';
 import { groupMemberRoutes } from './group-member-routes';
 import { groupRoutes } from './group-routes';
 import { metaRoutes } from './meta-routes';
@@ -7,6 +8,7 @@ import { namespaceRoutes } from './namespace-routes';
 import { projectCustomAttributeRoutes } from './project-custom-attribute-routes';
 import { projectDeletionRoutes } from './project-deletion-routes';
 import { projectForkRoutes } from './project-fork-routes';
+import { projectHookRoutes } from './project-hook-routes';
 import { projectMirrorRoutes } from './project-mirror-routes';
 import { projectTransferRoutes } from './project-transfer-routes';
 import { projectEditRoutes } from './project-edit-routes';
@@ -32,5 +34,7 @@ export function apiRoutes(version: string, revision: string): RouteDef[] {
     ...projectCustomAttributeRoutes,
     ...repositoryAdminRoutes,
     ...uploadRoutes,
+    ...applicationSettingsRoutes,
+    ...projectHookRoutes,
   ];
 }

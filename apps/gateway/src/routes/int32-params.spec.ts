@@ -24,6 +24,7 @@ const projects = int32Fields('projects/v1/projects.proto');
 const identity = int32Fields('identity/v1/identity.proto');
 const accessRequests = int32Fields('access_requests/v1/access_requests.proto');
 const repoAdmin = int32Fields('repo_admin/v1/repo_admin.proto');
+const hooks = int32Fields('hooks/v1/hooks.proto');
 
 /** The request messages each route's params are copied into. Every route with an integer param must be here. */
 const ROUTE_MESSAGES: Record<string, string[][]> = {
@@ -80,6 +81,13 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'GET /projects/:id/uploads': [['repoAdmin', 'ListUploadsRequest']],
   'GET /projects/:id/uploads/:upload_id': [['repoAdmin', 'DownloadUploadRequest']],
   'DELETE /projects/:id/uploads/:upload_id': [['repoAdmin', 'DeleteUploadRequest']],
+  'GET /projects/:id/hooks': [['hooks', 'ListHooksRequest']],
+  'GET /projects/:id/hooks/:hook_id': [['hooks', 'GetHookRequest']],
+  'PUT /projects/:id/hooks/:hook_id': [['hooks', 'UpdateHookRequest']],
+  'DELETE /projects/:id/hooks/:hook_id': [['hooks', 'DeleteHookRequest']],
+  'POST /projects/:id/hooks/:hook_id/test/:trigger': [['hooks', 'TestHookRequest']],
+  'GET /projects/:id/hooks/:hook_id/events': [['hooks', 'ListHookEventsRequest']],
+  'POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend': [['hooks', 'ResendHookEventRequest']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -98,7 +106,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
       for (const [service, message] of ROUTE_MESSAGES[key] ?? []) {
-        const fields = { projects, identity, accessRequests, repoAdmin }[service as 'projects' | 'identity' | 'accessRequests' | 'repoAdmin'].get(message!);
+        const fields = { projects, identity, accessRequests, repoAdmin, hooks }[service as 'projects' | 'identity' | 'accessRequests' | 'repoAdmin' | 'hooks'].get(message!);
         if (!fields) throw new Error(`no message ${service}.${message} in the proto files`);
         for (const name of fields) {
           const param = route.params.fields[name];
@@ -137,6 +145,10 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /projects/:id/groups page',
       'GET /projects/:id/groups per_page',
       'GET /projects/:id/groups shared_min_access_level',
+      'GET /projects/:id/hooks page',
+      'GET /projects/:id/hooks per_page',
+      'GET /projects/:id/hooks/:hook_id/events page',
+      'GET /projects/:id/hooks/:hook_id/events per_page',
       'GET /projects/:id/members page',
       'GET /projects/:id/members per_page',
       'GET /projects/:id/members/all page',

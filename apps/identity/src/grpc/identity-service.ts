@@ -6,6 +6,7 @@ import { findTokenWithUser, insertToken, touchToken } from '../store/tokens-stor
 import { findUserById } from '../store/users-store';
 import { createUser, newUserFromRequest } from './create-user';
 import type { AuthCacheInvalidator } from '../events/auth-cache-invalidator';
+import { applicationSettingsService } from './application-settings-service';
 import { groupService } from './group-service';
 import { tokenService } from './token-service';
 import { userService } from './user-service';
@@ -25,6 +26,8 @@ export function identityService(deps: {
   countLimit: number;
   /** Empties the gateways' shared auth cache when a token's answer changes. */
   authCache: AuthCacheInvalidator;
+  /** Start-up defaults of the application settings row (ALLOW_LOCAL_WEBHOOKS, OUTBOUND_ALLOWLIST). */
+  settingsDefaults?: { allowLocalWebhooks: boolean; outboundAllowlist: readonly string[] };
 }): AsyncService<identityV1.IdentityServiceServer> {
   const { pool, topic, logger, countLimit, authCache } = deps;
   return {
@@ -71,5 +74,6 @@ export function identityService(deps: {
     ...groupService({ pool, topic, countLimit }),
     ...tokenService({ pool, authCache }),
     ...userService({ pool, topic, authCache, countLimit }),
+    ...applicationSettingsService({ pool, topic, defaults: deps.settingsDefaults ?? { allowLocalWebhooks: false, outboundAllowlist: [] } }),
   };
 }

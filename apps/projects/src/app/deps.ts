@@ -1,4 +1,4 @@
-import type { SecretBox } from '../domain/secret-box';
+import type { SecretBox } from '@glp/secret-box';
 import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
 import type { PromiseClient } from '@glp/service-kit';

@@ -6,7 +6,7 @@ import { MirrorWorkspace, type RefChange } from '../disk/mirror-workspace';
 import { PushReader } from '../disk/push-reader';
 import { REMOTE_UNREACHABLE } from '../domain/job-rules';
 import { DIVERGED_ERROR, MIRROR_NAMESPACE, decideBranch, mirroredBranch, nextUpdateDelayMs, upstreamRef } from '../domain/mirror-rules';
-import { BLANK_SHA1, branchOf, defaultBranchOf } from '../domain/ref-updates';
+import { BLANK_SHA1, branchOf, defaultBranchOf, refsInPushCounts } from '../domain/ref-updates';
 import { hashedDiskPath } from '../domain/hashed-storage';
 import { recordPush, recordTagPush } from '../events/push-events';
 import { recordRepositoryChanged } from '../events/repository-events';
@@ -117,8 +117,9 @@ export async function runMirrorUpdate(deps: RepoAdminDeps, job: JobRow): Promise
   const { pusher, cause } = await mirrorPusher(deps, source.mirror.mirrorUserId);
   const pushedAt = new Date();
   const events: NonNullable<Awaited<ReturnType<typeof refEvent>>>[] = [];
-  for (const change of changes) {
-    const e = await refEvent(reader, job.project_id, change, branches.includes(head) ? head : undefined, pusher, pushedAt);
+  const refsInPush = refsInPushCounts(changes);
+  for (const [i, change] of changes.entries()) {
+    const e = await refEvent(reader, job.project_id, change, branches.includes(head) ? head : undefined, pusher, pushedAt, refsInPush[i]!);
     if (e) events.push(e);
   }
   const empty = branches.length === 0;

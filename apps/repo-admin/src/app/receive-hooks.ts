@@ -6,7 +6,7 @@ import { PushReader, type PushedCommit } from '../disk/push-reader';
 import { hashedDiskPath } from '../domain/hashed-storage';
 import { decidePush } from '../domain/push-policy';
 import {
-  branchCommitRange, branchOf, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, PUSH_COMMITS_LIMIT, tagOf, type RefUpdate,
+  branchCommitRange, branchOf, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, PUSH_COMMITS_LIMIT, refsInPushCounts, tagOf, type RefUpdate,
 } from '../domain/ref-updates';
 import { recordPush, recordTagPush } from '../events/push-events';
 import { recordRepositoryChanged } from '../events/repository-events';
@@ -68,7 +68,7 @@ async function pusherOf(deps: GitHttpDeps, actor: Actor): Promise<repositoryEven
   }
 }
 
-const toPushCommit = (c: PushedCommit) => repositoryEventsV1.PushCommit.fromPartial({
+export const toPushCommit = (c: PushedCommit) => repositoryEventsV1.PushCommit.fromPartial({
   id: c.id, message: c.message, title: commitTitle(c.message), timestamp: c.committedAt, authorName: c.authorName, authorEmail: c.authorEmail,
   added: c.added, modified: c.modified, removed: c.removed,
 });
@@ -83,8 +83,9 @@ type RefEvent = { kind: 'push'; event: repositoryEventsV1.Push } | { kind: 'tag'
  */
 export async function refEvent(
   reader: PushReader, projectId: number, update: RefUpdate, defaultBranch: string | undefined, pusher: repositoryEventsV1.Pusher, pushedAt: Date,
+  refsInPush: number,
 ): Promise<RefEvent | undefined> {
-  const base = { projectId, ref: update.ref, before: update.oldRev, after: update.newRev, pusher, pushedAt };
+  const base = { projectId, ref: update.ref, before: update.oldRev, after: update.newRev, pusher, pushedAt, refsInPush };
   if (branchOf(update.ref) !== undefined) {
     const range = branchCommitRange(update, defaultBranch);
     const commits = range ? await reader.commits(range, PUSH_COMMITS_LIMIT) : [];
@@ -129,8 +130,9 @@ export async function postReceive(deps: GitHttpDeps, session: PushSession, call:
   const pusher = await pusherOf(deps, session.actor);
   const pushedAt = new Date();
   const events: RefEvent[] = [];
-  for (const update of changes) {
-    const e = await refEvent(reader, session.projectId, update, defaultBranch, pusher, pushedAt);
+  const refsInPush = refsInPushCounts(changes);
+  for (const [i, update] of changes.entries()) {
+    const e = await refEvent(reader, session.projectId, update, defaultBranch, pusher, pushedAt, refsInPush[i]!);
     if (e) events.push(e);
   }
   const cause = { id: session.actor.id, username: session.actor.username };

@@ -51,6 +51,25 @@ export class PushReader {
     return commits.reverse();
   }
 
+  /**
+   * The object a full ref points at, or undefined when there is no such ref. `ref` must be a valid ref name (no glob:
+   * for-each-ref treats its argument as a pattern, so the answer is checked to be that very ref).
+   */
+  async refTarget(ref: string): Promise<string | undefined> {
+    const out = await this.run(['for-each-ref', '--format=%(refname)%00%(objectname)', '--', ref]);
+    for (const line of out.split('\n')) {
+      const [name, id] = line.split('\0');
+      if (name === ref && id) return id;
+    }
+    return undefined;
+  }
+
+  /** The full ref HEAD names (`refs/heads/main`), or undefined when HEAD is detached or unreadable. */
+  async headRef(): Promise<string | undefined> {
+    const out = await this.run(['symbolic-ref', '--quiet', 'HEAD']).catch(() => '');
+    return out.trim() || undefined;
+  }
+
   /** One commit (a tag's target), with its changed files. */
   async commit(id: string): Promise<PushedCommit | undefined> {
     return (await this.commits({ tip: id, exclude: [] }, 1))[0];

@@ -1,4 +1,4 @@
-import { BLANK_SHA1, branchCommitRange, branchOf, changedFilesFrom, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, tagOf } from './ref-updates';
+import { BLANK_SHA1, branchCommitRange, branchOf, changedFilesFrom, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, refsInPushCounts, tagOf } from './ref-updates';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -71,5 +71,14 @@ describe('ref updates', () => {
       added: ['new.txt'], modified: ['README.md', 'link'], removed: ['old.txt'],
     });
     expect(changedFilesFrom('')).toEqual({ added: [], modified: [], removed: [] });
+  });
+
+  it('counts refs_in_push as GitLab groups a push: by ref type and action', () => {
+    const u = (oldRev: string, newRev: string, ref: string) => ({ oldRev, newRev, ref });
+    expect(refsInPushCounts([
+      u(A, B, 'refs/heads/a'), u(A, B, 'refs/heads/b'), u(BLANK_SHA1, A, 'refs/heads/c'), u(A, BLANK_SHA1, 'refs/heads/d'),
+      u(BLANK_SHA1, A, 'refs/tags/v1'), u(BLANK_SHA1, B, 'refs/tags/v2'), u(A, B, 'refs/heads/e'), u(A, B, 'refs/notes/commits'),
+    ])).toEqual([3, 3, 1, 1, 2, 2, 3, 0]);
+    expect(refsInPushCounts([])).toEqual([]);
   });
 });

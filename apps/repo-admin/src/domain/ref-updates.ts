@@ -68,6 +68,26 @@ export function branchCommitRange(update: RefUpdate, defaultBranch: string | und
   return { tip: update.newRev, exclude: [`${BRANCH_PREFIX}${defaultBranch}`] };
 }
 
+/**
+ * `refs_in_push` of each update's Push/TagPush: how many refs of the push GitLab counts together when it decides whether
+ * to run push hooks (app/services/git/process_ref_changes_service.rb: branch changes and tag changes, each grouped by
+ * action — created, removed, pushed — and `execute_project_hooks?(changes)` is `changes.size <=
+ * push_event_hooks_limit` for each group). So the value is the size of the update's (ref type, action) group; 0 for a
+ * ref that is neither a branch nor a tag (no event).
+ */
+export function refsInPushCounts(updates: readonly RefUpdate[]): number[] {
+  const groupOf = (u: RefUpdate): string | undefined => {
+    const type = branchOf(u.ref) !== undefined ? 'branch' : tagOf(u.ref) !== undefined ? 'tag' : undefined;
+    if (!type) return undefined;
+    const action = isBlankRev(u.oldRev) ? 'created' : isBlankRev(u.newRev) ? 'removed' : 'pushed';
+    return `${type}:${action}`;
+  };
+  const sizes = new Map<string, number>();
+  const groups = updates.map(groupOf);
+  for (const g of groups) if (g) sizes.set(g, (sizes.get(g) ?? 0) + 1);
+  return groups.map((g) => (g ? sizes.get(g)! : 0));
+}
+
 /** At most this many commits (the newest) go into a push payload (`Gitlab::DataBuilder::Push.build`: `commits.last(20)`). */
 export const PUSH_COMMITS_LIMIT = 20;
 

@@ -1,6 +1,7 @@
 import { repoAdminV1 } from '@glp/proto';
 import { notFound, type AsyncService } from '@glp/service-kit';
 import { startHousekeeping } from '../app/housekeeping';
+import { listCommits } from '../app/list-commits';
 import { repositoryLanguages } from '../app/languages';
 import { refreshStatistics } from '../app/statistics';
 import type { UnaryMethods } from './server-stream';
@@ -35,6 +36,10 @@ export function repoAdminService(deps: RepoAdminDeps): AsyncService<UnaryMethods
     async validateRemote(req) {
       await validateRemote(deps, req.url);
       return {};
+    },
+
+    async listCommits(req, ctx) {
+      return listCommits(deps, ctx.actor, { projectId: req.projectId, ref: req.ref, limit: req.limit });
     },
 
     async getRepository(req) {

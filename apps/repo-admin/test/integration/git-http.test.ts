@@ -8,8 +8,10 @@ import { gzipSync } from 'node:zlib';
 import { createPool, type Pool } from '@glp/db';
 import { decodeEnvelope, EventTypes, unpackPayload, type PayloadType } from '@glp/events';
 import { identityV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, DomainError, signActor, type Actor } from '@glp/service-kit';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, DomainError, signActor, systemActor, type Actor } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import type { RepoAdminDeps } from '../../src/app/deps';
+import { listCommits } from '../../src/app/list-commits';
 import { BareRepository } from '../../src/disk/bare-repository';
 import { PUSH_ID_HEADER } from '../../src/disk/git-hooks';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
@@ -176,6 +178,12 @@ describe('git over HTTP in repo-admin', () => {
     expect(push.pushedAt).toBeInstanceOf(Date);
     const [tag] = (await payloads(EventTypes.TagPush)).filter((p) => p.ref === 'refs/tags/v1.0');
     expect(tag).toMatchObject({ projectId: 1, before: ZERO, after: git(dir, 'rev-parse', 'v1.0'), checkoutSha: after, totalCommitsCount: 1 });
+    // refs_in_push: GitLab counts each (ref type, action) group of a push; one branch created, one tag created.
+    expect([push.refsInPush, tag!.refsInPush]).toEqual([1, 1]);
+    // The 60 branches created by one push (the clone test): each Push says 60 (over push_event_hooks_limit).
+    const many = (await payloads(EventTypes.Push)).filter((p) => p.ref.startsWith('refs/heads/b'));
+    expect(many).toHaveLength(60);
+    expect(new Set(many.map((p) => p.refsInPush))).toEqual(new Set([60]));
     expect(tag!.commits.map((c) => c.id)).toEqual([after]);
     const changed = (await payloads(EventTypes.RepositoryChanged)).filter((e) => e.projectId === 1).pop();
     expect(changed).toMatchObject({ projectId: 1, empty: false, defaultBranch: 'main' });
@@ -191,6 +199,7 @@ describe('git over HTTP in repo-admin', () => {
     const all = await payloads(EventTypes.Push);
     expect(all.filter((p) => p.ref === 'refs/heads/main').pop()).toMatchObject({ before, after, totalCommitsCount: 2 });
     expect(all.filter((p) => p.ref === 'refs/heads/feature').pop()).toMatchObject({ before: after, after: ZERO, checkoutSha: '', commits: [], totalCommitsCount: 0 });
+    expect([all.filter((p) => p.ref === 'refs/heads/main').pop()!.refsInPush, all.filter((p) => p.ref === 'refs/heads/feature').pop()!.refsInPush]).toEqual([1, 1]);
   });
 
   it('refuses a push the pre-receive check refuses, as git reports hook failures', async () => {
@@ -262,5 +271,35 @@ describe('git over HTTP in repo-admin', () => {
       req.end('{}');
     });
     expect(status).toBe(403);
+  });
+
+  it('lists the newest commits of a ref for system actors (ListCommits), newest first with their files', async () => {
+    const deps = { pool, git: { gitBin: 'git', timeoutMs: 30_000 }, storageRoot: root } as unknown as RepoAdminDeps;
+    const hooks = systemActor('webhook-dispatcher');
+    // Project 1's main after the pushes above: 'Add new.txt', 'Empty step', 'Initial commit' (+ the refused anonymous commit was never pushed).
+    const head = await listCommits(deps, hooks, { projectId: 1, ref: '', limit: 2 });
+    expect(head.ref).toBe('refs/heads/main');
+    expect(head.commits.map((c) => c.title)).toEqual(['Add new.txt', 'Empty step']);
+    expect(head.commits[0]).toMatchObject({
+      id: git(repoDir(1), 'rev-parse', 'main'), authorName: 'Alice Liddell', authorEmail: 'alice@example.com', added: ['new.txt'], modified: ['README.md'], removed: [],
+    });
+    expect(head.commits[0]!.timestamp).toBeInstanceOf(Date);
+    const all = await listCommits(deps, hooks, { projectId: 1, ref: 'main', limit: 0 });
+    expect(all.commits.map((c) => c.title)).toEqual(['Add new.txt', 'Empty step', 'Initial commit']);
+    expect(all.commits[2]).toMatchObject({ added: ['README.md'], modified: [], removed: [] });
+    // A tag by its short name and its full name (an annotated tag peels to its commit).
+    expect((await listCommits(deps, hooks, { projectId: 1, ref: 'v1.0', limit: 1 })).ref).toBe('refs/tags/v1.0');
+    expect((await listCommits(deps, hooks, { projectId: 1, ref: 'refs/tags/v1.0', limit: 1 })).commits.map((c) => c.title)).toEqual(['Add new.txt']);
+    // An empty repository with a row: nothing, ref ''.
+    await new BareRepository({ gitBin: 'git', timeoutMs: 30_000 }, repoDir(4)).init('main');
+    await pool.query("INSERT INTO repositories (project_id, storage, disk_path, empty) VALUES (4, 'default', $1, true)", [hashedDiskPath(4)]);
+    expect(await listCommits(deps, hooks, { projectId: 4, ref: '', limit: 5 })).toEqual({ ref: '', commits: [] });
+    // Unknown project, unknown or malformed ref: NOT_FOUND; users: PERMISSION_DENIED.
+    expect(await listCommits(deps, hooks, { projectId: 3, ref: '', limit: 5 }).catch((e: DomainError) => e.kind)).toBe('not_found');
+    expect(await listCommits(deps, hooks, { projectId: 1, ref: 'nope', limit: 5 }).catch((e: DomainError) => e.kind)).toBe('not_found');
+    expect(await listCommits(deps, hooks, { projectId: 1, ref: '--all', limit: 5 }).catch((e: DomainError) => e.kind)).toBe('not_found');
+    expect(await listCommits(deps, hooks, { projectId: 1, ref: 'ma*', limit: 5 }).catch((e: DomainError) => e.kind)).toBe('not_found');
+    expect(await listCommits(deps, alice, { projectId: 1, ref: '', limit: 5 }).catch((e: DomainError) => e.kind)).toBe('forbidden');
+    expect(await listCommits(deps, { ...alice, admin: true }, { projectId: 1, ref: '', limit: 5 }).catch((e: DomainError) => e.kind)).toBe('forbidden');
   });
 });

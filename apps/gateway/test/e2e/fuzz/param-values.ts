@@ -137,7 +137,7 @@ export function paramValue(def: ParamDef, name = ''): fc.Arbitrary<Value> {
   }
   return fc.oneof(
     { arbitrary: fc.array(good, { maxLength: 4 }), weight: 4 },
-    { arbitrary: fc.array(good, { minLength: 1, maxLength: 4 }).map((l) => l.map(String).join(',')), weight: def.commaSeparated ? 3 : 1 },
+    { arbitrary: fc.array(good, { minLength: 1, maxLength: 4 }).map((l) => l.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))).join(',')), weight: def.commaSeparated ? 3 : 1 },
     { arbitrary: fc.array(fc.oneof(bad, nastyString, fc.constant(null)), { minLength: 1, maxLength: 3 }), weight: 3 },
     { arbitrary: fc.oneof(good, bad), weight: 1 },
     { arbitrary: wrongType, weight: 2 },

@@ -78,4 +78,22 @@ loose.delete_fork_relation()
 assert not hasattr(gl.projects.get(loose.id), "forked_from_project")
 summary["fork"] = forked.path_with_namespace
 
+# Project hooks: create (token never returned), list, get, edit, test against a closed port (GitLab's 422), delete.
+hook_url = os.environ["HOOK_URL"]
+hook = project.hooks.create({"url": hook_url, "push_events": True, "token": "py-hook-secret", "push_events_branch_filter": "main"})
+assert hook.push_events and hook.push_events_branch_filter == "main", hook.attributes
+assert "token" not in hook.attributes
+assert [x.id for x in project.hooks.list()] == [hook.id]
+hook.tag_push_events = True
+hook.save()
+assert project.hooks.get(hook.id).tag_push_events is True
+try:
+    hook.test("not_a_trigger")
+    raise AssertionError("expected 400")
+except gitlab.exceptions.GitlabError as e:
+    assert e.response_code == 400, e.response_code
+project.hooks.delete(hook.id)
+assert project.hooks.list() == []
+summary["hooks"] = "ok"
+
 json.dump(summary, sys.stdout)

@@ -1,0 +1,38 @@
+import { isIP } from 'node:net';
+import { DomainError } from '@glp/service-kit';
+import { resolveAll } from '@glp/url-guard';
+import { checkHookAddresses, checkHookUrlSyntax, type HookUrlSettings } from '../domain/url-policy';
+import { SERVICE_ACTOR, type HooksDeps } from './deps';
+
+/** identity's application settings; a failure is UNAVAILABLE (never "allowed"). */
+async function settingsOf(deps: Pick<HooksDeps, 'identity'>): Promise<HookUrlSettings> {
+  try {
+    const { settings } = await deps.identity.getApplicationSettings({}, { actor: SERVICE_ACTOR });
+    return {
+      allowLocalRequests: settings?.allowLocalRequestsFromWebHooksAndServices ?? false,
+      allowlist: settings?.outboundLocalRequestsAllowlist ?? [],
+      denyAllExceptAllowed: settings?.denyAllRequestsExceptAllowed ?? false,
+    };
+  } catch (err) {
+    throw new DomainError('unavailable', `application settings unavailable: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * GitLab's `PublicUrlValidator` for a hook URL at save time: syntax and scheme (no I/O), then the instance settings
+ * and every address the host resolves to. The reason is UrlBlocker's message.
+ */
+export async function urlRefusal(deps: Pick<HooksDeps, 'identity' | 'resolve'>, raw: string): Promise<string | undefined> {
+  const syntax = checkHookUrlSyntax(raw);
+  if (!syntax.ok) return syntax.reason;
+  const settings = await settingsOf(deps);
+  const host = syntax.url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : await (deps.resolve ?? resolveAll)(host);
+  } catch {
+    return 'Host cannot be resolved or invalid';
+  }
+  const checked = checkHookAddresses(syntax.url, addresses, settings);
+  return checked.ok ? undefined : checked.reason;
+}
