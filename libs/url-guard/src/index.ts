@@ -2,3 +2,4 @@
 // imports and mirrors today, webhooks next), checked when the URL is saved and again, resolved and pinned, when used.
 export * from './url-blocker';
 export * from './resolve';
+export * from './webhook-rules';

@@ -48,6 +48,17 @@ const COMMON = {
   custom_headers: p.arrayOf(p.hash()),
 };
 
+/**
+ * GitLab's `check_unmodified_since!`: the If-Unmodified-Since time in ms (HTTP dates have whole seconds, so the
+ * resource's time is compared at that precision too: GitLab's `last_modified > if_unmodified_since`); unparsable →
+ * ignored.
+ */
+function unmodifiedSince(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  const t = Date.parse(header);
+  return Number.isNaN(t) ? undefined : t + 999;
+}
+
 const camel = (s: string) => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 /** `requires :key, :value` of each `url_variables[]` / `custom_headers[]` element (Grape's nested messages). */
@@ -152,7 +163,13 @@ export const projectHookRoutes: RouteDef[] = [
   }),
   route({
     method: 'DELETE', path: '/projects/:id/hooks/:hook_id', access: 'user', params: defineParams(idParams),
-    handler: async ({ params, services }) => {
+    handler: async ({ req, params, services }) => {
+      // `destroy_conditionally!`: a hook edited after the client's If-Unmodified-Since is 412, not deleted.
+      const since = unmodifiedSince(req.headers['if-unmodified-since']);
+      if (since !== undefined) {
+        const { hook } = await hooks(() => services.hooks.getHook({ project: project(params.id), hookId: params.hook_id ?? 0 }));
+        if (hook?.updatedAt && hook.updatedAt.getTime() > since) throw HttpError.preconditionFailed();
+      }
       await hooks(() => services.hooks.deleteHook({ project: project(params.id), hookId: params.hook_id ?? 0 }));
       return { status: 204 };
     },

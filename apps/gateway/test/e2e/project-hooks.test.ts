@@ -84,7 +84,15 @@ describe('project hooks through the gateway', () => {
       branch_filter_strategy: 'all_branches', push_events_branch_filter: null,
     });
 
-    const del = await fetch(`${stack.apiUrl}${hooks()}/${created.body.id}`, { method: 'DELETE', headers: { 'PRIVATE-TOKEN': tokens.maint! } });
+    // `destroy_conditionally!`: edited after the client's If-Unmodified-Since → 412 and kept; a later date deletes.
+    const stale = await fetch(`${stack.apiUrl}${hooks()}/${created.body.id}`, {
+      method: 'DELETE', headers: { 'PRIVATE-TOKEN': tokens.maint!, 'If-Unmodified-Since': new Date(Date.now() - 3_600_000).toUTCString() },
+    });
+    expect([stale.status, await stale.json()]).toEqual([412, { message: '412 Precondition Failed' }]);
+    expect((await api(`${hooks()}/${created.body.id}`)).status).toBe(200);
+    const del = await fetch(`${stack.apiUrl}${hooks()}/${created.body.id}`, {
+      method: 'DELETE', headers: { 'PRIVATE-TOKEN': tokens.maint!, 'If-Unmodified-Since': new Date(Date.now() + 60_000).toUTCString() },
+    });
     expect([del.status, await del.text()]).toEqual([204, '']);
     expect(await api(`${hooks()}/${created.body.id}`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
     expect(await api(`${hooks()}/${created.body.id}`, { method: 'DELETE' })).toMatchObject({ status: 404, body: { message: '404 Not found' } });

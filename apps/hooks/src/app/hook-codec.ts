@@ -1,7 +1,7 @@
 import type { SecretBox } from '@glp/secret-box';
 import { EVENT_FLAGS, type EventFlags, type HookState } from '../domain/hook-attributes';
 import { isBranchFilterStrategy } from '../domain/branch-filter';
-import { maskUrlCredentials } from '../domain/url-policy';
+import { maskUrlCredentials } from '../domain/url-display';
 import type { HookRecord, HookRow } from '../store/hooks-store';
 
 /** Row (sealed) ↔ the hook's attributes in clear. Only this module opens and seals a hook's secrets. */

@@ -1,11 +1,10 @@
 import { isIP } from 'node:net';
 import { DomainError } from '@glp/service-kit';
-import { resolveAll } from '@glp/url-guard';
-import { checkHookAddresses, checkHookUrlSyntax, type HookUrlSettings } from '../domain/url-policy';
+import { checkWebhookAddresses, checkWebhookUrlSyntax, resolveAll, type WebhookUrlSettings } from '@glp/url-guard';
 import { SERVICE_ACTOR, type HooksDeps } from './deps';
 
 /** identity's application settings; a failure is UNAVAILABLE (never "allowed"). */
-async function settingsOf(deps: Pick<HooksDeps, 'identity'>): Promise<HookUrlSettings> {
+async function settingsOf(deps: Pick<HooksDeps, 'identity'>): Promise<WebhookUrlSettings> {
   try {
     const { settings } = await deps.identity.getApplicationSettings({}, { actor: SERVICE_ACTOR });
     return {
@@ -23,7 +22,7 @@ async function settingsOf(deps: Pick<HooksDeps, 'identity'>): Promise<HookUrlSet
  * and every address the host resolves to. The reason is UrlBlocker's message.
  */
 export async function urlRefusal(deps: Pick<HooksDeps, 'identity' | 'resolve'>, raw: string): Promise<string | undefined> {
-  const syntax = checkHookUrlSyntax(raw);
+  const syntax = checkWebhookUrlSyntax(raw);
   if (!syntax.ok) return syntax.reason;
   const settings = await settingsOf(deps);
   const host = syntax.url.hostname.replace(/^\[|\]$/g, '');
@@ -33,6 +32,6 @@ export async function urlRefusal(deps: Pick<HooksDeps, 'identity' | 'resolve'>, 
   } catch {
     return 'Host cannot be resolved or invalid';
   }
-  const checked = checkHookAddresses(syntax.url, addresses, settings);
+  const checked = checkWebhookAddresses(syntax.url, addresses, settings);
   return checked.ok ? undefined : checked.reason;
 }

@@ -1,6 +1,6 @@
 import { applyChanges, fullMessagesSentence, interpolateUrl, isEmptyChange, newHookState, type HookChanges } from './hook-attributes';
 import { createRefused, updateRefused } from './hook-errors';
-import { maskUrlCredentials } from './url-policy';
+import { maskUrlCredentials } from './url-display';
 
 const change = (c: Partial<HookChanges>): HookChanges => ({ events: {}, ...c });
 

@@ -5,6 +5,7 @@ import { listHookEvents, resendHookEvent, testHook } from '../app/deliveries';
 import type { HooksDeps } from '../app/deps';
 import { eventsOf } from '../app/hook-codec';
 import { createHook, deleteHook, getHook, listHooks, updateHook } from '../app/hooks';
+import { alertStatusNow } from '../domain/alert-status';
 import { EVENT_FLAGS, type EventFlag, type HookChanges } from '../domain/hook-attributes';
 import type { HookRow } from '../store/hooks-store';
 
@@ -21,8 +22,8 @@ function toProtoHook(r: HookRow): hooksV1.Hook {
     id: r.id, projectId: r.project_id, url: r.url_display, name: r.name, description: r.description, createdAt: r.created_at,
     events, enableSslVerification: r.enable_ssl_verification, pushEventsBranchFilter: r.push_events_branch_filter ?? '',
     branchFilterStrategy: r.branch_filter_strategy, customWebhookTemplate: r.custom_webhook_template ?? '',
-    urlVariableKeys: r.url_variable_keys, customHeaderKeys: r.custom_header_keys, alertStatus: r.alert_status,
-    disabledUntil: r.disabled_until ?? undefined,
+    urlVariableKeys: r.url_variable_keys, customHeaderKeys: r.custom_header_keys, alertStatus: alertStatusNow(r.alert_status, r.disabled_until, new Date()),
+    disabledUntil: r.disabled_until ?? undefined, updatedAt: r.updated_at,
   });
 }
 

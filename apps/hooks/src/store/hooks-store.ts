@@ -24,6 +24,7 @@ export interface HookRow extends Record<EventFlag, boolean | null> {
   disabled_until: Date | null;
   health_version: number;
   created_at: Date;
+  updated_at: Date;
 }
 
 /** What a create or an edit writes (sealed by the caller). */
@@ -51,7 +52,7 @@ const BASE_COLUMNS = [
 ] as const;
 
 const SELECT = `id::int AS id, project_id::int AS project_id, ${BASE_COLUMNS.join(', ')}, alert_status, disabled_until,
-  health_version::int AS health_version, created_at`;
+  health_version::int AS health_version, created_at, updated_at`;
 
 function values(r: HookRecord): unknown[] {
   return [

@@ -74,6 +74,10 @@ describe('listing plans at 100,000 projects', () => {
     await pool.query(`INSERT INTO project_custom_attributes (project_id, key, value) SELECT id, 'tier', (ARRAY['gold', 'silver', 'bronze'])[1 + id % 3] FROM projects`);
     await pool.query(`INSERT INTO project_custom_attributes (project_id, key, value) SELECT id, 'owner', 'team-' || (id % 500) FROM projects`);
     for (const t of ['project_custom_attributes', 'namespaces', 'projects', 'project_members', 'stars', 'project_forks', 'project_group_links']) await pool.query(`VACUUM ANALYZE ${t}`);
+    // Statistics from every row, not a random 30,000-row sample: with sampled statistics the planner's estimate for the
+    // search count flipped between runs (a projects_pkey scan reading 43,471 rows in some CI runs), so the assertions
+    // below judged the sample rather than the SQL. The estimate fragility itself is a performance item (issue #14).
+    await pool.query('SET default_statistics_target = 1000; ANALYZE projects, namespaces, project_members, project_group_links');
   }, 180_000);
   afterAll(async () => {
     console.log(`plans of the listing SQL at ${PROJECTS} projects:\n${report.join('\n')}`);

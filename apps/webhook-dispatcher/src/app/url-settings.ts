@@ -1,6 +1,8 @@
 import type { identityV1 } from '@glp/proto';
 import type { Logger, PromiseClient } from '@glp/service-kit';
-import { DEFAULT_HOOK_URL_SETTINGS, type HookUrlSettings } from '../domain/url-policy';
+import type { WebhookUrlSettings as HookUrlSettings } from '@glp/url-guard';
+
+const DEFAULT_HOOK_URL_SETTINGS: HookUrlSettings = Object.freeze({ allowLocalRequests: false, allowlist: [], denyAllExceptAllowed: false });
 import { SERVICE_ACTOR } from './deps';
 
 type SettingsSource = Pick<PromiseClient<identityV1.IdentityServiceClient>, 'getApplicationSettings'>;

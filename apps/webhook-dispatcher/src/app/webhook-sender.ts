@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { resolveAll } from '@glp/url-guard';
-import { checkHookUrl, checkResolved, type HookUrlSettings } from '../domain/url-policy';
+import { checkWebhookAddresses, checkWebhookUrlSyntax, resolveAll, type WebhookUrlSettings } from '@glp/url-guard';
 import { RESPONSE_BODY_SIZE_LIMIT, truncateBytes } from '../domain/response-limits';
 
 export interface OutboundRequest {
@@ -43,7 +42,7 @@ export class WebhookSender {
   private readonly resolve: (host: string) => Promise<string[]>;
 
   constructor(
-    private readonly settings: () => HookUrlSettings,
+    private readonly settings: () => WebhookUrlSettings,
     private readonly opts: SenderOptions,
   ) {
     const agent = (rejectUnauthorized: boolean) =>
@@ -54,7 +53,7 @@ export class WebhookSender {
 
   async send(req: OutboundRequest): Promise<OutboundResult> {
     const signal = AbortSignal.timeout(this.opts.timeoutMs);
-    const first = checkHookUrl(req.url);
+    const first = checkWebhookUrlSyntax(req.url);
     if (!first.ok) return failure(first.reason);
     let url = first.url;
     const headers: Record<string, string> = { ...req.headers };
@@ -86,7 +85,7 @@ export class WebhookSender {
         const location = res.headers.location;
         if (REDIRECTS.has(res.statusCode) && typeof location === 'string' && hop < maxRedirects) {
           await res.body.dump().catch(() => undefined);
-          const next = checkHookUrl(new URL(location, url).toString());
+          const next = checkWebhookUrlSyntax(new URL(location, url).toString());
           if (!next.ok) return failure(next.reason);
           if (next.url.origin !== url.origin) delete headers.Authorization;
           if (res.statusCode !== 307 && res.statusCode !== 308) {
@@ -111,7 +110,7 @@ export class WebhookSender {
     } catch {
       return { ok: false, reason: 'Host cannot be resolved or invalid' };
     }
-    const decision = checkResolved(url, addresses, this.settings());
+    const decision = checkWebhookAddresses(url, addresses, this.settings());
     return decision.ok ? { ok: true, address: addresses[0]! } : decision;
   }
 

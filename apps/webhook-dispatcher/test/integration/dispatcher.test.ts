@@ -10,7 +10,9 @@ import { enqueuePush } from '../../src/app/enqueue-push';
 import { executeTest } from '../../src/app/test-hook';
 import { listDeliveries, resendDelivery } from '../../src/app/delivery-log';
 import { WebhookSender } from '../../src/app/webhook-sender';
-import { DEFAULT_HOOK_URL_SETTINGS, type HookUrlSettings } from '../../src/domain/url-policy';
+import type { WebhookUrlSettings as HookUrlSettings } from '@glp/url-guard';
+
+const DEFAULT_HOOK_URL_SETTINGS: HookUrlSettings = { allowLocalRequests: false, allowlist: [], denyAllExceptAllowed: false };
 import { migrateWebhookDispatcher } from '../../src/migrations';
 import { claimDueDeliveries, dropOpenDeliveries } from '../../src/store/deliveries-store';
 import { resetHealth } from '../../src/app/hook-health';
