@@ -6,7 +6,7 @@ export NODE_ENV=${NODE_ENV:-development}   # allows the built-in ACTOR_SECRET, a
 if [ -z "${DATABASE_URL:-}" ]; then
   while IFS='=' read -r key value; do [ -n "$key" ] && [ -z "${!key:-}" ] && export "$key=$value"; done < <(bash deploy/local/infra.sh up pg)
 fi
-for app in identity projects access-requests repo-admin hooks webhook-dispatcher; do
+for app in identity projects access-requests repo-admin hooks webhook-dispatcher push-rules; do
   [ -f "apps/$app/dist/main.js" ] || { echo "apps/$app is not built: npm run build" >&2; exit 1; }
   node "apps/$app/dist/main.js" migrate
 done

@@ -8,5 +8,6 @@ SERVICES=(
   "repo-admin apps/repo-admin/dist/main.js"
   "hooks apps/hooks/dist/main.js"
   "webhook-dispatcher apps/webhook-dispatcher/dist/main.js"
+  "push-rules apps/push-rules/dist/main.js"
   "gateway apps/gateway/dist/main.js"
 )

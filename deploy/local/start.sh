@@ -32,11 +32,12 @@ export PORT=${PORT:-8080}
 export IDENTITY_GRPC_ADDR=${IDENTITY_GRPC_ADDR:-127.0.0.1:50051} PROJECTS_GRPC_ADDR=${PROJECTS_GRPC_ADDR:-127.0.0.1:50052}
 export ACCESS_REQUESTS_GRPC_ADDR=${ACCESS_REQUESTS_GRPC_ADDR:-127.0.0.1:50053} REPO_ADMIN_GRPC_ADDR=${REPO_ADMIN_GRPC_ADDR:-127.0.0.1:50054}
 export HOOKS_GRPC_ADDR=${HOOKS_GRPC_ADDR:-127.0.0.1:50055} WEBHOOK_DISPATCHER_GRPC_ADDR=${WEBHOOK_DISPATCHER_GRPC_ADDR:-127.0.0.1:50056}
+export PUSH_RULES_GRPC_ADDR=${PUSH_RULES_GRPC_ADDR:-127.0.0.1:50057}
 # repo-admin's git HTTP listener (git clone/push at http_url_to_repo go gateway → there); its port follows the URL.
 export REPO_ADMIN_HTTP_URL=${REPO_ADMIN_HTTP_URL:-http://127.0.0.1:8081}
 repo_admin_http_port=${REPO_ADMIN_HTTP_URL##*:}; repo_admin_http_port=${repo_admin_http_port%%/*}
 port_busy() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
-for p in "$PORT" "${IDENTITY_GRPC_ADDR##*:}" "${PROJECTS_GRPC_ADDR##*:}" "${ACCESS_REQUESTS_GRPC_ADDR##*:}" "${REPO_ADMIN_GRPC_ADDR##*:}" "$repo_admin_http_port" "${HOOKS_GRPC_ADDR##*:}" "${WEBHOOK_DISPATCHER_GRPC_ADDR##*:}" 9100 9101 9102 9103 9104 9105 9106; do
+for p in "$PORT" "${IDENTITY_GRPC_ADDR##*:}" "${PROJECTS_GRPC_ADDR##*:}" "${ACCESS_REQUESTS_GRPC_ADDR##*:}" "${REPO_ADMIN_GRPC_ADDR##*:}" "$repo_admin_http_port" "${HOOKS_GRPC_ADDR##*:}" "${WEBHOOK_DISPATCHER_GRPC_ADDR##*:}" "${PUSH_RULES_GRPC_ADDR##*:}" 9100 9101 9102 9103 9104 9105 9106 9107; do
   if port_busy "$p"; then log "port $p is already in use (is the stack already running?)"; exit 1; fi
 done
 mkdir -p "$DATA_DIR"
@@ -58,6 +59,7 @@ for entry in "${SERVICES[@]}"; do
     repo-admin) export GRPC_PORT=${REPO_ADMIN_GRPC_ADDR##*:} HTTP_PORT=$repo_admin_http_port ;;
     hooks) export GRPC_PORT=${HOOKS_GRPC_ADDR##*:} ;;
     webhook-dispatcher) export GRPC_PORT=${WEBHOOK_DISPATCHER_GRPC_ADDR##*:} ;;
+    push-rules) export GRPC_PORT=${PUSH_RULES_GRPC_ADDR##*:} ;;
   esac
   # Each service's output, line by line, prefixed with its name. The prefixer reads in blocks, writes per line,
   # and ignores Ctrl-C/TERM: it ends when its service closes the pipe, so shutdown lines are kept and a service

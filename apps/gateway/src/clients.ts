@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { accessRequestsV1, hooksV1, identityV1, projectsV1, repoAdminV1 } from '@glp/proto';
+import { accessRequestsV1, hooksV1, identityV1, projectsV1, pushRulesV1, repoAdminV1 } from '@glp/proto';
 import { createGrpcClient, type PromiseClient } from '@glp/service-kit';
 import type { GatewayConfig } from './config';
 import { createRepoAdminStreams, type RepoAdminStreams } from './repo-admin-streams';
@@ -17,6 +17,7 @@ export interface Services {
   /** repo-admin's streaming calls of uploads and avatars. */
   uploads: UploadStreams;
   hooks: PromiseClient<hooksV1.HooksServiceClient>;
+  pushRules: PromiseClient<pushRulesV1.PushRulesServiceClient>;
   /** Hook test / event resend limits per (project, user), in the shared Redis. */
   hookRateLimits: HookRateLimits;
   /** The git HTTP listener of the repo-admin serving a storage (repository_storage; unknown: default). */
@@ -30,6 +31,7 @@ export function createServices(config: GatewayConfig): Services {
   const projects = createGrpcClient(projectsV1.ProjectsServiceClient, config.PROJECTS_GRPC_ADDR, opts);
   const accessRequests = createGrpcClient(accessRequestsV1.AccessRequestsServiceClient, config.ACCESS_REQUESTS_GRPC_ADDR, opts);
   const hooks = createGrpcClient(hooksV1.HooksServiceClient, config.HOOKS_GRPC_ADDR, opts);
+  const pushRules = createGrpcClient(pushRulesV1.PushRulesServiceClient, config.PUSH_RULES_GRPC_ADDR, opts);
   // Its own connection: a limiter must not queue behind the auth cache; while Redis is down an in-process limiter counts.
   const limiterRedis = config.HOOK_TEST_RATE_LIMIT > 0 || config.HOOK_RESEND_RATE_LIMIT > 0
     ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
@@ -49,6 +51,7 @@ export function createServices(config: GatewayConfig): Services {
     projects,
     accessRequests,
     hooks,
+    pushRules,
     hookRateLimits,
     repoAdmin: router.routed((s) => s.client),
     repoAdminStreams: router.routed((s) => s.streams),
@@ -59,6 +62,7 @@ export function createServices(config: GatewayConfig): Services {
       projects.close();
       accessRequests.close();
       hooks.close();
+      pushRules.close();
       limiterRedis?.disconnect();
       for (const s of shards.values()) s.client.close();
     },

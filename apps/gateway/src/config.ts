@@ -14,6 +14,7 @@ export const gatewayEnv = z.object({
   ACCESS_REQUESTS_GRPC_ADDR: env.str('127.0.0.1:50053'),
   REPO_ADMIN_GRPC_ADDR: env.str('127.0.0.1:50054'),
   HOOKS_GRPC_ADDR: env.str('127.0.0.1:50055'),
+  PUSH_RULES_GRPC_ADDR: env.str('127.0.0.1:50057'),
   /** POST /projects/:id/hooks/:hook_id/test/:trigger per (project, user) per minute (GitLab's web_hook_test: 5); 0 = off. */
   HOOK_TEST_RATE_LIMIT: env.int(5, 0, 100000),
   /** POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend per (project, user) per minute (web_hook_event_resend: 5); 0 = off. */

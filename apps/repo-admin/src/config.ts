@@ -18,6 +18,8 @@ export const repoAdminEnv = z.object({
   IDENTITY_GRPC_ADDR: env.str('127.0.0.1:50051'),
   /** projects' gRPC address: repo-admin asks it for import sources (URLs with credentials never travel in events). */
   PROJECTS_GRPC_ADDR: env.str('127.0.0.1:50052'),
+  /** push-rules' gRPC address: every push's pre-receive check asks it (GetPushChecks, CheckPush); unreachable → push refused. */
+  PUSH_RULES_GRPC_ADDR: env.str('127.0.0.1:50057'),
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,

@@ -1,6 +1,6 @@
 import { createPool } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
-import { identityV1, projectsV1, repoAdminV1 } from '@glp/proto';
+import { identityV1, projectsV1, pushRulesV1, repoAdminV1 } from '@glp/proto';
 import {
   createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
 } from '@glp/service-kit';
@@ -29,9 +29,11 @@ async function main(): Promise<void> {
   onShutdown('db pool', () => pool.end());
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
   const projects = createGrpcClient(projectsV1.ProjectsServiceClient, config.PROJECTS_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
+  const pushRules = createGrpcClient(pushRulesV1.PushRulesServiceClient, config.PUSH_RULES_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
   onShutdown('service clients', () => {
     identity.close();
     projects.close();
+    pushRules.close();
   });
 
   const relay = new OutboxRelay({
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
   onShutdown('outbox relay', () => relay.stop());
 
   const deps = {
-    pool, identity, projects, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
+    pool, identity, projects, pushRules, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
     remoteRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     storageRoot: storageRoot(config), git: { gitBin: config.GIT_BIN, timeoutMs: config.GIT_TIMEOUT_MS },
     jobLeaseMs: config.JOB_LEASE_MS, jobMaxAttempts: config.JOB_MAX_ATTEMPTS, mirrorIntervalMs: config.MIRROR_INTERVAL_MS,

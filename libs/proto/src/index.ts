@@ -9,6 +9,7 @@ export * as repositoryEventsV1 from './gen/gitlab/events/v1/repository_events';
 export * as hooksV1 from './gen/gitlab/hooks/v1/hooks';
 export * as identityV1 from './gen/gitlab/identity/v1/identity';
 export * as projectsV1 from './gen/gitlab/projects/v1/projects';
+export * as pushRulesV1 from './gen/gitlab/push_rules/v1/push_rules';
 export * as repoAdminV1 from './gen/gitlab/repo_admin/v1/repo_admin';
 export * as webhookDispatcherV1 from './gen/gitlab/webhook_dispatcher/v1/webhook_dispatcher';
 export { Any } from './gen/google/protobuf/any';

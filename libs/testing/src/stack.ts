@@ -13,16 +13,16 @@ export interface RunningStack {
   /** http://127.0.0.1:41234/api/v4 */
   apiUrl: string;
   rootToken: string;
-  schemas: { identity: string; projects: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string };
+  schemas: { identity: string; projects: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string; pushRules: string };
   topicPrefix: string;
   /** repo-admin's storage root (its bare repositories, GitLab's hashed layout). */
   storageRoot: string;
   /** repo-admin's git HTTP listener (the gateway proxies git smart HTTP there; it answers signed requests only). */
   repoAdminHttpUrl: string;
   /** gRPC addresses of the services (benchmarks call them directly). */
-  grpcAddrs: { identity: string; projects: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string };
+  grpcAddrs: { identity: string; projects: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string; pushRules: string };
   /** Prometheus endpoints by service. */
-  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string };
+  metricsUrls: { identity: string; projects: string; gateway: string; accessRequests: string; repoAdmin: string; hooks: string; webhookDispatcher: string; pushRules: string };
   /** Everything the services printed, for failure messages. */
   logs(): string;
   /** Sends a signal to one service (failure tests: SIGKILL projects, SIGSTOP identity ...). */
@@ -33,7 +33,7 @@ export interface RunningStack {
   stop(): Promise<Record<string, number | null>>;
 }
 
-export type StackService = 'identity' | 'projects' | 'access-requests' | 'repo-admin' | 'hooks' | 'webhook-dispatcher' | 'gateway';
+export type StackService = 'identity' | 'projects' | 'access-requests' | 'repo-admin' | 'hooks' | 'webhook-dispatcher' | 'push-rules' | 'gateway';
 
 interface ServiceSpec {
   name: string;
@@ -42,24 +42,24 @@ interface ServiceSpec {
 }
 
 /**
- * Boots identity, projects, access-requests, repo-admin, hooks, webhook-dispatcher and the gateway from their built `dist/` on free ports, with
+ * Boots identity, projects, access-requests, repo-admin, hooks, webhook-dispatcher, push-rules and the gateway from their built `dist/` on free ports, with
  * their own schemas, topic prefix and consumer group, so several stacks (test files) run
  * side by side on one PostgreSQL/Kafka/Redis. Resolves when the gateway is ready. `without` leaves services out (a
  * test that plays repo-admin's part itself on Kafka).
  */
 export async function startStack(
-  opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin' | 'hooks' | 'webhook-dispatcher')[] } = {},
+  opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin' | 'hooks' | 'webhook-dispatcher' | 'push-rules')[] } = {},
 ): Promise<RunningStack> {
   const infra = infraFromEnv();
   const id = uniqueName(opts.name ?? 'e2e');
   const schemas = {
     identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests`, repoAdmin: `${id}_repo_admin`, hooks: `${id}_hooks`,
-    webhookDispatcher: `${id}_webhook_dispatcher`,
+    webhookDispatcher: `${id}_webhook_dispatcher`, pushRules: `${id}_push_rules`,
   };
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
-  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, repoAdminHttpPort, hooksPort, dispatcherPort, ...metricsPorts] = await Promise.all(Array.from({ length: 15 }, () => freePort()));
+  const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, repoAdminHttpPort, hooksPort, dispatcherPort, pushRulesPort, ...metricsPorts] = await Promise.all(Array.from({ length: 17 }, () => freePort()));
   const repoAdminHttpUrl = `http://127.0.0.1:${repoAdminHttpPort}`;
   const storageRoot = path.join(dataDir, 'repositories');
   const common: Record<string, string> = {
@@ -77,6 +77,7 @@ export async function startStack(
     REPO_ADMIN_HTTP_URL: repoAdminHttpUrl,
     HOOKS_GRPC_ADDR: `127.0.0.1:${hooksPort}`,
     WEBHOOK_DISPATCHER_GRPC_ADDR: `127.0.0.1:${dispatcherPort}`,
+    PUSH_RULES_GRPC_ADDR: `127.0.0.1:${pushRulesPort}`,
     ...opts.env,
   };
   const all: ServiceSpec[] = [
@@ -86,6 +87,7 @@ export async function startStack(
     { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(repoAdminPort), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(repoAdminHttpPort) } },
     { name: 'hooks', main: 'apps/hooks/dist/main.js', env: { DB_SCHEMA: schemas.hooks, GRPC_PORT: String(hooksPort), KAFKA_CONSUMER_GROUP: `${id}-hooks`, METRICS_PORT: String(metricsPorts[5]) } },
     { name: 'webhook-dispatcher', main: 'apps/webhook-dispatcher/dist/main.js', env: { DB_SCHEMA: schemas.webhookDispatcher, GRPC_PORT: String(dispatcherPort), KAFKA_CONSUMER_GROUP: `${id}-webhook-dispatcher`, METRICS_PORT: String(metricsPorts[6]), EXTERNAL_URL: `http://127.0.0.1:${gatewayPort}` } },
+    { name: 'push-rules', main: 'apps/push-rules/dist/main.js', env: { DB_SCHEMA: schemas.pushRules, GRPC_PORT: String(pushRulesPort), KAFKA_CONSUMER_GROUP: `${id}-push-rules`, METRICS_PORT: String(metricsPorts[7]) } },
     // Rate-limit counters are keyed by ids that repeat in every fresh stack: each stack counts on its own.
     { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id, RATE_LIMIT_KEY_PREFIX: `glp:rl:${id}` } },
   ];
@@ -161,13 +163,14 @@ export async function startStack(
     repoAdmin: `http://127.0.0.1:${metricsPorts[4]}/metrics`,
     hooks: `http://127.0.0.1:${metricsPorts[5]}/metrics`,
     webhookDispatcher: `http://127.0.0.1:${metricsPorts[6]}/metrics`,
+    pushRules: `http://127.0.0.1:${metricsPorts[7]}/metrics`,
   };
   const signal = (service: string, sig: NodeJS.Signals) => {
     children[services.findIndex((s) => s.name === service)]?.kill(sig);
   };
   const grpcAddrs = {
     identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
-    hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`,
+    hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`, pushRules: `127.0.0.1:${pushRulesPort}`,
   };
   return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, serviceEnv, stop };
 }

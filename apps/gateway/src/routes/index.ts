@@ -11,6 +11,7 @@ import { projectForkRoutes } from './project-fork-routes';
 import { projectHookRoutes } from './project-hook-routes';
 import { projectMirrorRoutes } from './project-mirror-routes';
 import { projectTransferRoutes } from './project-transfer-routes';
+import { pushRuleRoutes } from './push-rule-routes';
 import { projectEditRoutes } from './project-edit-routes';
 import { projectLifecycleRoutes } from './project-lifecycle-routes';
 import { projectMemberRoutes } from './project-member-routes';
@@ -36,5 +37,6 @@ export function apiRoutes(version: string, revision: string): RouteDef[] {
     ...uploadRoutes,
     ...applicationSettingsRoutes,
     ...projectHookRoutes,
+    ...pushRuleRoutes,
   ];
 }

@@ -25,6 +25,7 @@ const identity = int32Fields('identity/v1/identity.proto');
 const accessRequests = int32Fields('access_requests/v1/access_requests.proto');
 const repoAdmin = int32Fields('repo_admin/v1/repo_admin.proto');
 const hooks = int32Fields('hooks/v1/hooks.proto');
+const pushRules = int32Fields('push_rules/v1/push_rules.proto');
 
 /** The request messages each route's params are copied into. Every route with an integer param must be here. */
 const ROUTE_MESSAGES: Record<string, string[][]> = {
@@ -88,6 +89,8 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'POST /projects/:id/hooks/:hook_id/test/:trigger': [['hooks', 'TestHookRequest']],
   'GET /projects/:id/hooks/:hook_id/events': [['hooks', 'ListHookEventsRequest']],
   'POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend': [['hooks', 'ResendHookEventRequest']],
+  'POST /projects/:id/push_rule': [['pushRules', 'PushRuleInput']],
+  'PUT /projects/:id/push_rule': [['pushRules', 'PushRuleInput']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -106,7 +109,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
       for (const [service, message] of ROUTE_MESSAGES[key] ?? []) {
-        const fields = { projects, identity, accessRequests, repoAdmin, hooks }[service as 'projects' | 'identity' | 'accessRequests' | 'repoAdmin' | 'hooks'].get(message!);
+        const fields = { projects, identity, accessRequests, repoAdmin, hooks, pushRules }[service as 'projects' | 'identity' | 'accessRequests' | 'repoAdmin' | 'hooks' | 'pushRules'].get(message!);
         if (!fields) throw new Error(`no message ${service}.${message} in the proto files`);
         for (const name of fields) {
           const param = route.params.fields[name];
@@ -171,6 +174,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'POST /projects build_timeout',
       'POST /projects ci_default_git_depth',
       'POST /projects/:id/members access_level',
+      'POST /projects/:id/push_rule max_file_size',
       'POST /projects/:id/share group_access',
       'POST /projects/user/:user_id build_timeout',
       'POST /projects/user/:user_id ci_default_git_depth',
@@ -181,6 +185,7 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'PUT /projects/:id ci_default_git_depth',
       'PUT /projects/:id/access_requests/:user_id/approve access_level',
       'PUT /projects/:id/members/:user_id access_level',
+      'PUT /projects/:id/push_rule max_file_size',
       'PUT /users/:id projects_limit',
     ]);
   });

@@ -27,6 +27,6 @@ describe('python-gitlab', () => {
       const e = err as { stderr?: string; stdout?: string };
       throw new Error(`python-gitlab script failed:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
     }
-    expect(JSON.parse(stdout)).toEqual({ user: 'root', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), created: expect.any(Number), total: 3, user_project: 'py-user/mine', fork: 'root/py-demo-fork', hooks: 'ok' });
+    expect(JSON.parse(stdout)).toEqual({ user: 'root', version: expect.stringMatching(/^\d+\.\d+\.\d+$/), created: expect.any(Number), total: 3, user_project: 'py-user/mine', fork: 'root/py-demo-fork', hooks: 'ok', push_rules: 'ok' });
   });
 });

@@ -10,7 +10,7 @@ import { renamePersonalNamespace } from '../store/namespaces-store';
 import { tokenDigestsOfUser } from '../store/tokens-store';
 import type { UserRow } from '../store/user-rows';
 import {
-  deleteUserRow, findUserById, findUserByUsername, isSoleOwnerOfAGroup, listUsers as listUserRows, setUserState, takenIdentifiers, updateUserRow,
+  deleteUserRow, findUserById, findUserByUsername, isSoleOwnerOfAGroup, listUsers as listUserRows, setUserState, takenIdentifiers, updateUserRow, usersByEmails,
 } from '../store/users-store';
 
 export interface UsersDeps {
@@ -147,4 +147,11 @@ export async function deleteUser(deps: UsersDeps, actor: Actor, id: number, hard
     await recordUserDeleted(client, deps.topic, id, actor);
   });
   await deps.authCache.invalidate(digests);
+}
+
+/** Which addresses belong to a user (push rules' member and committer checks): system actors only, at most 1,000. */
+export async function findUsersByEmails(pool: Pool, actor: Actor, emails: readonly string[]): Promise<{ email: string; userId: number }[]> {
+  if (actor.kind !== 'system') throw forbidden();
+  const distinct = [...new Set(emails.filter((e) => e.length > 0 && e.length <= 255))].slice(0, 1000);
+  return usersByEmails(pool, distinct);
 }

@@ -1,10 +1,10 @@
 import type { identityV1 } from '@glp/proto';
 import type { AsyncService } from '@glp/service-kit';
-import { deleteUser, getUser, listUsers, setBlocked, updateUser, type UsersDeps } from '../app/users';
+import { deleteUser, findUsersByEmails, getUser, listUsers, setBlocked, updateUser, type UsersDeps } from '../app/users';
 import { pageOf } from './group-mappers';
 import { toProtoUser } from './mappers';
 
-type UserMethods = 'getUser' | 'listUsers' | 'updateUser' | 'deleteUser' | 'blockUser' | 'unblockUser';
+type UserMethods = 'getUser' | 'listUsers' | 'updateUser' | 'deleteUser' | 'blockUser' | 'unblockUser' | 'findUsersByEmails';
 
 /** gRPC adapters of users: decode, call the use case, encode. */
 export function userService(deps: UsersDeps): Pick<AsyncService<identityV1.IdentityServiceServer>, UserMethods> {
@@ -13,6 +13,9 @@ export function userService(deps: UsersDeps): Pick<AsyncService<identityV1.Ident
       const sel = req.selector;
       const { user, view } = await getUser(deps.pool, ctx.actor, sel?.$case === 'username' ? { username: sel.value } : { id: sel?.$case === 'id' ? sel.value : 0 });
       return { user: toProtoUser(user), view };
+    },
+    async findUsersByEmails(req, ctx) {
+      return { matches: await findUsersByEmails(deps.pool, ctx.actor, req.emails) };
     },
     async listUsers(req, ctx) {
       const { rows, total, view } = await listUsers(deps, ctx.actor, {

@@ -143,3 +143,17 @@ export async function deleteUserRow(db: PoolClient, id: number): Promise<{ id: n
   await db.query('DELETE FROM users WHERE id = $1', [id]);
   return ns.rows[0];
 }
+
+/**
+ * The users owning any of these e-mail addresses (primary or public, case-insensitive: GitLab's `find_by_any_email`), as
+ * (address as asked, user id). One query for the batch; blocked users count (they are users).
+ */
+export async function usersByEmails(db: Queryable, emails: readonly string[]): Promise<{ email: string; userId: number }[]> {
+  if (emails.length === 0) return [];
+  const { rows } = await db.query<{ email: string; id: string }>(
+    `SELECT e.email, u.id FROM unnest($1::text[]) AS e(email)
+     JOIN users u ON lower(u.email) = lower(e.email) OR (u.public_email <> '' AND lower(u.public_email) = lower(e.email))`,
+    [emails],
+  );
+  return rows.map((r) => ({ email: r.email, userId: Number(r.id) }));
+}

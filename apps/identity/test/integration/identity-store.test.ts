@@ -86,6 +86,14 @@ describe('identity against PostgreSQL', () => {
     expect(await count()).toBe(before);
   });
 
+  it('finds users by any of their e-mail addresses, case-insensitively, for system actors only', async () => {
+    await service.createUser(identityV1.CreateUserRequest.fromPartial({ username: 'mailer', name: 'Mail Er', email: 'Mail.Er@Example.com', password: 'mailer-password-1', skipConfirmation: true }), ctx(admin));
+    const { matches } = await service.findUsersByEmails({ emails: ['mail.er@example.com', 'nobody@example.com', 'MAIL.ER@EXAMPLE.COM'] }, ctx(systemActor('push-rules')));
+    expect(matches.map((m) => m.email).sort()).toEqual(['MAIL.ER@EXAMPLE.COM', 'mail.er@example.com']);
+    expect(new Set(matches.map((m) => m.userId)).size).toBe(1);
+    await expect(service.findUsersByEmails({ emails: ['mail.er@example.com'] }, ctx({ ...alice, admin: true }))).rejects.toMatchObject({ kind: 'forbidden' });
+  });
+
   it('only administrators create users and tokens', async () => {
     await expect(service.createUser(identityV1.CreateUserRequest.fromPartial({ username: 'bob', name: 'B', email: 'b@example.com' }), ctx(alice))).rejects.toBeInstanceOf(DomainError);
     await expect(service.createPersonalAccessToken(identityV1.CreatePersonalAccessTokenRequest.fromPartial({ userId: 1, name: 'x', scopes: ['api'] }), ctx(alice))).rejects.toMatchObject({ kind: 'forbidden' });

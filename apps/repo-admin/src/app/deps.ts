@@ -1,5 +1,5 @@
 import type { Pool } from '@glp/db';
-import type { identityV1, projectsV1 } from '@glp/proto';
+import type { identityV1, projectsV1, pushRulesV1 } from '@glp/proto';
 import type { Logger, PromiseClient } from '@glp/service-kit';
 import type { GitRunner } from '../disk/bare-repository';
 import type { RemoteRules } from '../disk/remote';
@@ -8,6 +8,11 @@ export interface RepoAdminDeps {
   pool: Pool;
   /** Who made a commit (the README's author): identity's users, read as this service. */
   identity: Pick<PromiseClient<identityV1.IdentityServiceClient>, 'getUser'>;
+  /**
+   * push-rules (PUSH_RULES_GRPC_ADDR), asked as this service in the pre-receive check (GetPushChecks, CheckPush); unset
+   * only in tests that push without push rules.
+   */
+  pushRules?: Pick<PromiseClient<pushRulesV1.PushRulesServiceClient>, 'getPushChecks' | 'checkPush'>;
   /** Import sources (URLs with credentials), asked as this service; projects as the caller sees them (`getProject`). */
   projects: Pick<PromiseClient<projectsV1.ProjectsServiceClient>, 'getImportSource' | 'getProject'>;
   /** The outbound URL rules imports and mirrors follow. */

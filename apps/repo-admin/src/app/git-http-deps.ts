@@ -7,6 +7,6 @@ export interface GitHttpDeps extends Pick<RepoAdminDeps, 'pool' | 'identity' | '
   /** `core.hooksPath` of receive-pack, and the Unix socket its hooks call. */
   hooks: { dir: string; socketPath: string };
   sessions: PushSessions;
-  /** The pre-receive checks (DEFAULT_PUSH_POLICIES when unset); push rules plug in here. */
+  /** The pre-receive checks (DEFAULT_PUSH_POLICIES when unset; `startGitOverHttp` adds push rules when a client is given). */
   pushPolicies?: readonly PushPolicy[];
 }

@@ -9,6 +9,7 @@ import {
   branchCommitRange, branchOf, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, PUSH_COMMITS_LIMIT, refsInPushCounts, tagOf, type RefUpdate,
 } from '../domain/ref-updates';
 import { recordPush, recordTagPush } from '../events/push-events';
+import { preReceiveDuration } from './metrics';
 import { recordRepositoryChanged } from '../events/repository-events';
 import { upsertRepository } from '../store/repositories-store';
 import type { GitHttpDeps } from './git-http-deps';
@@ -47,10 +48,16 @@ export async function preReceive(deps: GitHttpDeps, session: PushSession, call: 
   } catch {
     return { allowed: false, messages: ['GitLab: Invalid changes'] };
   }
+  const started = process.hrtime.bigint();
+  const observed: { pushRulesActive?: boolean } = {};
   const verdict = await decidePush({
     projectId: session.projectId, actor: session.actor, service: session.service, changes, defaultBranch: await currentDefaultBranch(deps, session),
-    pushOptions: call.pushOptions, quarantine: call.quarantine,
+    pushOptions: call.pushOptions, quarantine: call.quarantine, repoDir: session.repoDir, observed,
   }, deps.pushPolicies);
+  preReceiveDuration.observe(
+    { push_rules_active: observed.pushRulesActive ? 'true' : 'false', outcome: verdict.allowed ? 'allowed' : 'refused' },
+    Number(process.hrtime.bigint() - started) / 1e9,
+  );
   return verdict.allowed ? { allowed: true, messages: [] } : { allowed: false, messages: [`GitLab: ${verdict.message}`] };
 }
 

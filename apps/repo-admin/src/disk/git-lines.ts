@@ -7,14 +7,16 @@ import { BASE_ENV, GitError, type GitOptions } from './git';
  * repository (`ls-tree -r`). Resolves when git exited successfully and every record was handled.
  */
 export function forEachGitRecord(
-  gitBin: string, args: readonly string[], opts: Pick<GitOptions, 'dir' | 'timeoutMs'>, separator: number, onRecord: (record: Buffer) => void,
+  gitBin: string, args: readonly string[], opts: Pick<GitOptions, 'dir' | 'timeoutMs' | 'env' | 'input'>, separator: number, onRecord: (record: Buffer) => void,
 ): Promise<void> {
   const fullArgs = opts.dir ? ['-C', opts.dir, ...args] : [...args];
   return new Promise((resolve, reject) => {
     const child = spawn(gitBin, fullArgs, {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...BASE_ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...BASE_ENV, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.on('error', () => undefined); // a command that exits early closes its stdin
+    child.stdin.end(opts.input ?? '');
     let rest: Buffer = Buffer.alloc(0);
     let err = '';
     let failure: Error | undefined;

@@ -7,7 +7,7 @@ const B = 'b'.repeat(40);
 const alice: Actor = { kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api'] };
 
 const ctx = (over: Partial<PushContext> = {}): PushContext => ({
-  projectId: 1, actor: alice, service: 'git-receive-pack', changes: [], defaultBranch: 'main', pushOptions: [], quarantine: {}, ...over,
+  projectId: 1, actor: alice, service: 'git-receive-pack', changes: [], defaultBranch: 'main', pushOptions: [], quarantine: {}, repoDir: '/nonexistent', ...over,
 });
 const change = (ref: string, oldRev = BLANK_SHA1, newRev = A) => ({ oldRev, newRev, ref });
 

@@ -25,6 +25,10 @@ export interface PushContext {
   /** Push options (`git push -o`). */
   pushOptions: readonly string[];
   quarantine: Readonly<Record<string, string>>;
+  /** The repository on disk (read under `quarantine`). */
+  repoDir: string;
+  /** What the policies saw, for the check's metrics (push rules set `pushRulesActive`). */
+  observed?: { pushRulesActive?: boolean };
 }
 
 export type PushVerdict = { allowed: true } | { allowed: false; message: string };

@@ -1,6 +1,8 @@
 import { closeHttpServer, type Logger } from '@glp/service-kit';
 import type { RepoAdminDeps } from '../app/deps';
 import { PushSessions } from '../app/push-sessions';
+import { pushRulesPolicy } from '../app/push-rules-check';
+import { DEFAULT_PUSH_POLICIES } from '../domain/push-policy';
 import { installGitHooks } from '../disk/git-hooks';
 import { startGitHttpServer } from './git-http-server';
 import { startHookServer } from './hook-server';
@@ -11,11 +13,14 @@ import { startHookServer } from './hook-server';
  * `graceMs`), then the hooks' socket (a push finishing calls it), then removes the hooks.
  */
 export async function startGitOverHttp(
-  deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'>,
+  deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'> & Partial<Pick<RepoAdminDeps, 'pushRules'>>,
   opts: { host: string; port: number; actorSecret: string; logger: Logger },
 ): Promise<{ port: number; hookSocket: string; stop(graceMs: number): Promise<void> }> {
   const hooks = await installGitHooks();
-  const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions() };
+  // The project's push rule is checked after GitLab's access, branch and tag checks (EE ChangeAccess#exec order).
+  const pushRules = deps.pushRules;
+  const pushPolicies = pushRules ? [...DEFAULT_PUSH_POLICIES, pushRulesPolicy({ ...deps, pushRules })] : undefined;
+  const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies };
   const hookServer = await startHookServer(gitDeps, hooks.socketPath);
   const { server, port } = await startGitHttpServer(gitDeps, opts);
   return {

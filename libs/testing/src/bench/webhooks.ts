@@ -45,6 +45,8 @@ async function main(): Promise<void> {
   const receiver = await startWebhookReceiver();
   const stack: RunningStack = await startStack({
     name: 'bench_hooks',
+    // Push events are written to the outbox directly: no git push, so no push-rules check.
+    without: ['push-rules'],
     env: { ALLOW_LOCAL_WEBHOOKS: 'true', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '2000', WEBHOOK_MAX_ATTEMPTS: '50', LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn' },
   });
   const source = pushEventSource(stack, infra.databaseUrl);

@@ -96,4 +96,31 @@ project.hooks.delete(hook.id)
 assert project.hooks.list() == []
 summary["hooks"] = "ok"
 
+# Project push rules: create, get (GetWithoutIdMixin), edit, second create (422), invalid RE2 (400, not saved), delete.
+pr = project.pushrules.create({"commit_message_regex": "^(feat|fix): ", "deny_delete_tag": True, "max_file_size": 3})
+assert pr.project_id == project.id and pr.deny_delete_tag is True and pr.max_file_size == 3, pr.attributes
+got = project.pushrules.get()
+assert got.id == pr.id and got.commit_message_regex == "^(feat|fix): ", got.attributes
+got.member_check = True
+got.save()
+assert project.pushrules.get().member_check is True
+try:
+    project.pushrules.create({"prevent_secrets": True})
+    raise AssertionError("expected 422")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 422, e.response_code
+try:
+    project.pushrules.update(new_data={"file_name_regex": "("})
+    raise AssertionError("expected 400")
+except gitlab.exceptions.GitlabUpdateError as e:
+    assert e.response_code == 400, e.response_code
+assert project.pushrules.get().file_name_regex is None
+project.pushrules.delete()
+try:
+    project.pushrules.delete()
+    raise AssertionError("expected 404")
+except gitlab.exceptions.GitlabDeleteError as e:
+    assert e.response_code == 404, e.response_code
+summary["push_rules"] = "ok"
+
 json.dump(summary, sys.stdout)

@@ -1,0 +1,11 @@
+import { Histogram } from 'prom-client';
+import { registry } from '@glp/service-kit';
+
+/** The pre-receive check of a push (every policy, push rules included), by whether the project's push rule was active. */
+export const preReceiveDuration = new Histogram({
+  name: 'repo_admin_pre_receive_check_seconds',
+  help: 'Time of the pre-receive check of a push (policies and push rules), by push_rules_active and outcome (allowed, refused)',
+  labelNames: ['push_rules_active', 'outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
