@@ -21,3 +21,11 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+/**
+ * A row referenced by the write is gone (Postgres 23503): in a use case this is a race with a deletion (the project was
+ * read a moment before and deleted since), answered as the missing thing rather than a server error.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === '23503';
+}

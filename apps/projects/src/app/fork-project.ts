@@ -1,4 +1,4 @@
-import { isUniqueViolation, withTransaction } from '@glp/db';
+import { isForeignKeyViolation, isUniqueViolation, withTransaction } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
 import { conflict, forbidden, invalid, notFound, notModified, rejected, unauthenticated, type Actor } from '@glp/service-kit';
 import { canRemoveProject } from '../domain/deletion-rules';
@@ -117,6 +117,10 @@ export async function linkFork(deps: ProjectsDeps, actor: Actor, req: projectsV1
       projectId: project.row.id, forkedFromProjectId: source.row.id, pathWithNamespace: fullPath(project),
       forkedFromPathWithNamespace: fullPath(source), copyRepository: false, branches: '', repositoryStorage: project.row.repository_storage,
     }, actor);
+  }).catch((err: unknown) => {
+    // One of the two was deleted since it was read (a concurrent DELETE): gone, not a server error.
+    if (isForeignKeyViolation(err)) throw notFound('Project');
+    throw err;
   });
   return readableProject(deps, actor, { $case: 'id', value: project.row.id });
 }

@@ -1,4 +1,4 @@
-import { withTransaction } from '@glp/db';
+import { isForeignKeyViolation, withTransaction } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
 import { notFound, notModified, unauthenticated, type Actor } from '@glp/service-kit';
 import { canStar, parseStarrerSearch } from '../domain/star-rules';
@@ -36,6 +36,10 @@ async function setStar(deps: ProjectsDeps, actor: Actor, sel: projectsV1.Project
     const starCount = starred ? await insertStar(client, project.row.id, actor.id) : await deleteStar(client, project.row.id, actor.id);
     if (starCount === undefined) throw notModified(); // already starred / not starred: GitLab's 304
     await recordProjectStarred(client, deps.topic, { projectId: project.row.id, userId: actor.id, starred, starCount }, actor);
+  }).catch((err: unknown) => {
+    // Deleted between the read above and the star (a concurrent DELETE): the project is gone, not a server error.
+    if (isForeignKeyViolation(err)) throw notFound('Project');
+    throw err;
   });
   return reloadProject(deps, actor, project);
 }

@@ -1,8 +1,6 @@
-import type { Pool, PoolClient } from '@glp/db';
+import { isForeignKeyViolation, type Pool, type PoolClient } from '@glp/db';
 
 type Queryable = Pool | PoolClient;
-
-const FOREIGN_KEY_VIOLATION = '23503';
 
 export interface CustomAttributeRow {
   key: string;
@@ -77,7 +75,7 @@ export async function upsertCustomAttribute(db: Queryable, projectId: number, ke
     );
     return rows[0]!;
   } catch (err) {
-    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return undefined;
+    if (isForeignKeyViolation(err)) return undefined;
     throw err;
   }
 }
