@@ -2,6 +2,7 @@
 //   unit         src/**/*.spec.ts            pure rules, no I/O
 //   integration  test/integration/*.test.ts   one service or lib against real PostgreSQL/Redis/Kafka
 //   e2e          test/e2e/*.test.ts           a booted stack over HTTP (curl-like, @gitbeaker/rest, python-gitlab)
+//   chart        charts/*/test/*.test.ts      helm lint/template + kubernetes-validate, no cluster (deploy/local/helm.sh)
 // Integration and e2e tests get their infrastructure from libs/testing (env URLs, testcontainers, or deploy/local/infra.sh).
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
@@ -21,5 +22,6 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'] },
     { ...withInfra, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/*/test/integration/**/*.test.ts'] },
     { ...withInfra, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs}/*/test/e2e/**/*.test.ts'] },
+    { ...common, displayName: 'chart', testMatch: ['<rootDir>/charts/*/test/**/*.test.ts'] },
   ],
 };

@@ -18,7 +18,8 @@ if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ] || [ -z "${KAFKA_BROKER
   done < <(bash deploy/local/infra.sh up)
 fi
 
-bash deploy/local/python-clients.sh   # python-gitlab for the e2e tests
+bash deploy/local/python-clients.sh   # python-gitlab for the e2e tests, kubernetes-validate for the chart tests
+bash deploy/local/helm.sh >/dev/null  # helm for the chart tests (charts/*/test)
 
 log "buf lint"
 (cd proto && ../node_modules/.bin/buf lint)

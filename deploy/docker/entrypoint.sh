@@ -1,0 +1,24 @@
+#!/bin/sh
+# Runs one service of the image: SERVICE=<name> chooses apps/<name>/dist/main.js.
+#   ROLE=serve (default)   the service
+#   ROLE=migrate           that service's migrations, then exit (also: the argument `migrate`)
+# The gateway has no database: its migrate role is a no-op.
+set -eu
+role=${ROLE:-serve}
+if [ "${1:-}" = migrate ]; then role=migrate; shift; fi
+
+case "${SERVICE:-}" in
+  gateway|identity|projects|access-requests|repo-admin|hooks|webhook-dispatcher|push-rules) ;;
+  *)
+    echo "entrypoint: SERVICE must be one of gateway identity projects access-requests repo-admin hooks webhook-dispatcher push-rules (got '${SERVICE:-}')" >&2
+    exit 64 ;;
+esac
+main=${APP_DIR:-/app}/apps/$SERVICE/dist/main.js
+
+case "$role" in
+  serve) exec node "$main" "$@" ;;
+  migrate)
+    if [ "$SERVICE" = gateway ]; then echo "entrypoint: gateway has no migrations"; exit 0; fi
+    exec node "$main" migrate ;;
+  *) echo "entrypoint: ROLE must be serve or migrate (got '$role')" >&2; exit 64 ;;
+esac
