@@ -101,4 +101,9 @@ export const commonServiceEnv = {
   NODE_ENV: z.string().optional(),
   METRICS_PORT: env.port(0),
   SHUTDOWN_TIMEOUT_MS: env.int(10000, 0, 120000),
+  /**
+   * gRPC servers close a client connection after this long (GOAWAY; calls in flight finish), so clients resolve the
+   * service's DNS again and spread over replicas added since (HPA scale-up behind a headless Service). 0 = never.
+   */
+  GRPC_MAX_CONNECTION_AGE_MS: env.int(300000, 0),
 };

@@ -103,11 +103,16 @@ export async function startGrpcServer(opts: {
   port: number;
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation; name: string }>;
   logger: Logger;
+  /** GRPC_MAX_CONNECTION_AGE_MS (commonServiceEnv; read from the environment when not given). 0 = never. */
+  maxConnectionAgeMs?: number;
 }): Promise<RunningGrpcServer> {
+  const age = opts.maxConnectionAgeMs ?? Number(process.env.GRPC_MAX_CONNECTION_AGE_MS ?? 300000);
   const server = new Server({
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     // channelz (per-call tracing for grpcdebug) costs ~20% of a call's CPU; we expose Prometheus metrics instead.
     'grpc.enable_channelz': 0,
+    // Connections are recycled (calls in flight finish) so clients re-resolve DNS and reach replicas added since.
+    ...(Number.isFinite(age) && age > 0 ? { 'grpc.max_connection_age_ms': age } : {}),
   });
   const statuses: Record<string, 'SERVING'> = { '': 'SERVING' };
   for (const s of opts.services) statuses[s.name] = 'SERVING';
