@@ -7,6 +7,7 @@ import { TokenAuthenticator } from './auth/token-authenticator';
 import type { Services } from './clients';
 import { errorHandler, HttpError } from './http/errors';
 import { accessLog } from './http/access-log';
+import { apiRateLimits } from './http/api-rate-limits';
 import { movedProjectHandler } from './http/moved-project';
 import type { ReadinessProbe } from './http/readiness';
 import { registerRoutes } from './http/register-routes';
@@ -78,6 +79,8 @@ export function createApp(deps: GatewayDeps): Express {
     identity: deps.services.identity, redis: deps.redis, subscriber: deps.authSubscriber, redisTtlSeconds: deps.authCacheTtlSeconds,
     localTtlMs: deps.authLocalTtlMs, negativeTtlMs: deps.authNegativeTtlMs, logger: deps.logger,
   });
+  // GitLab's Rack::Attack API throttles, once per /api/v4 request (after the body parser: a token may come as a body param).
+  if (deps.services.apiRateLimits) api.use(apiRateLimits(deps.services.apiRateLimits, authenticator));
   // Git smart HTTP, outside /api/v4 (its bodies stream to repo-admin: no body parser runs before it).
   if (deps.gitHttp) {
     app.use(gitHttpRoutes({ services: deps.services, authenticator, urlsFor, repoAdminUrl: deps.gitHttp.repoAdminUrl, actorSecret: deps.gitHttp.actorSecret, logger: deps.logger }));

@@ -5,6 +5,7 @@ import type { GatewayConfig } from './config';
 import { createRepoAdminStreams, type RepoAdminStreams } from './repo-admin-streams';
 import { createUploadStreams, type UploadStreams } from './upload-streams';
 import { HookRateLimits } from './http/hook-rate-limits';
+import { ApiRateLimits } from './http/api-rate-limits';
 import { parseShards, RepoAdminRouter } from './repo-admin-router';
 
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   pushRules: PromiseClient<pushRulesV1.PushRulesServiceClient>;
   /** Hook test / event resend limits per (project, user), in the shared Redis. */
   hookRateLimits: HookRateLimits;
+  /** GitLab's Rack::Attack API throttles (per IP / per user) in the shared Redis; undefined when both are off. */
+  apiRateLimits?: ApiRateLimits;
   /** The git HTTP listener of the repo-admin serving a storage (repository_storage; unknown: default). */
   repoAdminHttpUrl(storage: string | undefined): string;
   close(): void;
@@ -33,11 +36,24 @@ export function createServices(config: GatewayConfig): Services {
   const hooks = createGrpcClient(hooksV1.HooksServiceClient, config.HOOKS_GRPC_ADDR, opts);
   const pushRules = createGrpcClient(pushRulesV1.PushRulesServiceClient, config.PUSH_RULES_GRPC_ADDR, opts);
   // Its own connection: a limiter must not queue behind the auth cache; while Redis is down an in-process limiter counts.
-  const limiterRedis = config.HOOK_TEST_RATE_LIMIT > 0 || config.HOOK_RESEND_RATE_LIMIT > 0
+  const apiThrottles = config.THROTTLE_UNAUTHENTICATED_API_ENABLED || config.THROTTLE_AUTHENTICATED_API_ENABLED;
+  const limiterRedis = config.HOOK_TEST_RATE_LIMIT > 0 || config.HOOK_RESEND_RATE_LIMIT > 0 || apiThrottles
     ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
   limiterRedis?.on('error', () => undefined);
   const hookRateLimits = new HookRateLimits(limiterRedis, { test: config.HOOK_TEST_RATE_LIMIT, resend: config.HOOK_RESEND_RATE_LIMIT }, config.RATE_LIMIT_KEY_PREFIX);
+  const apiRateLimits = apiThrottles ? new ApiRateLimits(limiterRedis, {
+    unauthenticated: {
+      enabled: config.THROTTLE_UNAUTHENTICATED_API_ENABLED,
+      requestsPerPeriod: config.THROTTLE_UNAUTHENTICATED_API_REQUESTS_PER_PERIOD,
+      periodInSeconds: config.THROTTLE_UNAUTHENTICATED_API_PERIOD_IN_SECONDS,
+    },
+    authenticated: {
+      enabled: config.THROTTLE_AUTHENTICATED_API_ENABLED,
+      requestsPerPeriod: config.THROTTLE_AUTHENTICATED_API_REQUESTS_PER_PERIOD,
+      periodInSeconds: config.THROTTLE_AUTHENTICATED_API_PERIOD_IN_SECONDS,
+    },
+  }, config.RATE_LIMIT_KEY_PREFIX) : undefined;
   // One repo-admin per storage (repository_storage); calls go to the shard of their project (repo-admin-router.ts).
   const shards = new Map(parseShards({ grpcAddr: config.REPO_ADMIN_GRPC_ADDR, httpUrl: config.REPO_ADMIN_HTTP_URL }, config.REPO_ADMIN_STORAGES).map((a) => {
     const client = createGrpcClient(repoAdminV1.RepoAdminServiceClient, a.grpcAddr, opts);
@@ -53,6 +69,7 @@ export function createServices(config: GatewayConfig): Services {
     hooks,
     pushRules,
     hookRateLimits,
+    apiRateLimits,
     repoAdmin: router.routed((s) => s.client),
     repoAdminStreams: router.routed((s) => s.streams),
     uploads: router.routed((s) => s.uploads),

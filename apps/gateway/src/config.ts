@@ -19,6 +19,14 @@ export const gatewayEnv = z.object({
   HOOK_TEST_RATE_LIMIT: env.int(5, 0, 100000),
   /** POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend per (project, user) per minute (web_hook_event_resend: 5); 0 = off. */
   HOOK_RESEND_RATE_LIMIT: env.int(5, 0, 100000),
+  /** GitLab's `throttle_unauthenticated_api_*` (per IP, /api/v4 without a valid token); off by default as in GitLab. */
+  THROTTLE_UNAUTHENTICATED_API_ENABLED: env.bool(false),
+  THROTTLE_UNAUTHENTICATED_API_REQUESTS_PER_PERIOD: env.int(3600, 1, 100000000),
+  THROTTLE_UNAUTHENTICATED_API_PERIOD_IN_SECONDS: env.int(3600, 1, 86400),
+  /** GitLab's `throttle_authenticated_api_*` (per user, /api/v4 with a valid token); off by default as in GitLab. */
+  THROTTLE_AUTHENTICATED_API_ENABLED: env.bool(false),
+  THROTTLE_AUTHENTICATED_API_REQUESTS_PER_PERIOD: env.int(7200, 1, 100000000),
+  THROTTLE_AUTHENTICATED_API_PERIOD_IN_SECONDS: env.int(3600, 1, 86400),
   /** Prefix of the rate-limit counters in Redis (gateways sharing one Redis for different deployments or test stacks differ). */
   RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, ":", ".", "_" and "-" only').default('glp:rl'),
   /** repo-admin's git HTTP listener: clones, fetches and pushes at http_url_to_repo are proxied there. */

@@ -1,4 +1,4 @@
-import { startStack, startWebhookReceiver, uniqueName, type RunningStack, type WebhookReceiver } from '@glp/testing';
+import { startStack, startWebhookReceiver, type RunningStack, type WebhookReceiver } from '@glp/testing';
 
 /**
  * Project hooks over HTTP (spec 4.7, reference §13, GitLab `lib/api/project_hooks.rb`): CRUD with a Maintainer,
@@ -26,7 +26,7 @@ describe('project hooks through the gateway', () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    stack = await startStack({ name: 'e2e_project_hooks', env: { ALLOW_LOCAL_WEBHOOKS: 'true', HOOK_TEST_RATE_LIMIT: '3', RATE_LIMIT_KEY_PREFIX: uniqueName('rl') } });
+    stack = await startStack({ name: 'e2e_project_hooks', env: { ALLOW_LOCAL_WEBHOOKS: 'true', HOOK_TEST_RATE_LIMIT: '3' } });
     tokens.root = stack.rootToken;
     for (const name of ['maint', 'dev']) {
       const user = await api('/users', json('POST', { username: name, name, email: `${name}@example.com`, password: `${name}-password-1` }, 'root'));
