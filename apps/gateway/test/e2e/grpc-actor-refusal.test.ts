@@ -1,0 +1,105 @@
+import { credentials, makeGenericClientConstructor, Metadata, status, type Client, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import { accessRequestsV1, hooksV1, identityV1, projectsV1, pushRulesV1, repoAdminV1, webhookDispatcherV1 } from '@glp/proto';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, DEV_ACTOR_SECRET, signActor, systemActor, type Actor } from '@glp/service-kit';
+import { startStack, type RunningStack } from '@glp/testing';
+
+/**
+ * Every gRPC method of every service, called directly (not through the gateway) without a valid signed actor, is
+ * refused with UNAUTHENTICATED before it does anything: no actor at all, an actor signed with another secret, an expired
+ * one, and a valid signature replayed from another method. A correctly signed call is not refused (the control).
+ */
+describe('direct gRPC calls without a valid signed actor', () => {
+  let stack: RunningStack;
+  const admin: Actor = { kind: 'user', id: 1, username: 'root', admin: true, scopes: ['api'] };
+
+  beforeAll(async () => {
+    stack = await startStack({ name: 'e2e_grpc_refusal' });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const services = (): [string, string, ServiceDefinition][] => [
+    ['identity', stack.grpcAddrs.identity, identityV1.IdentityServiceService as unknown as ServiceDefinition],
+    ['projects', stack.grpcAddrs.projects, projectsV1.ProjectsServiceService as unknown as ServiceDefinition],
+    ['access-requests', stack.grpcAddrs.accessRequests, accessRequestsV1.AccessRequestsServiceService as unknown as ServiceDefinition],
+    ['repo-admin', stack.grpcAddrs.repoAdmin, repoAdminV1.RepoAdminServiceService as unknown as ServiceDefinition],
+    ['hooks', stack.grpcAddrs.hooks, hooksV1.HooksServiceService as unknown as ServiceDefinition],
+    ['webhook-dispatcher', stack.grpcAddrs.webhookDispatcher, webhookDispatcherV1.WebhookDispatcherServiceService as unknown as ServiceDefinition],
+    ['push-rules', stack.grpcAddrs.pushRules, pushRulesV1.PushRulesServiceService as unknown as ServiceDefinition],
+  ];
+
+  const signed = (actor: Actor, secret: string, method: string, now = Date.now()) => {
+    const m = new Metadata();
+    const { payload, signature } = signActor(actor, secret, method, now);
+    m.set(ACTOR_HEADER, payload);
+    m.set(ACTOR_SIGNATURE_HEADER, signature);
+    return m;
+  };
+
+  /**
+   * Calls one method with this metadata and an empty request (decoded from zero bytes: every field at its default, so
+   * the client can encode it); resolves with the status code it ended with.
+   */
+  function call(client: Client, name: string, def: ServiceDefinition[string], metadata: Metadata): Promise<number> {
+    const c = client as unknown as Record<string, (...args: unknown[]) => { on(ev: string, f: (x: unknown) => void): void; end(): void }>;
+    const deadline = Date.now() + 5000;
+    const empty = def.requestDeserialize(Buffer.alloc(0));
+    return new Promise((resolve) => {
+      const done = (err: ServiceError | null) => resolve(err ? err.code : status.OK);
+      if (def.requestStream && !def.responseStream) {
+        const stream = c[name]!(metadata, { deadline }, done) as unknown as { write(m: unknown): void; end(): void };
+        stream.write(empty);
+        stream.end();
+      } else if (!def.requestStream && def.responseStream) {
+        const stream = c[name]!(empty, metadata, { deadline });
+        stream.on('error', (e) => resolve((e as ServiceError).code));
+        stream.on('end', () => resolve(status.OK));
+        stream.on('data', () => undefined);
+      } else {
+        c[name]!(empty, metadata, { deadline }, done);
+      }
+    });
+  }
+
+  it('refuses every method of every service', async () => {
+    const refused: string[] = [];
+    const wrong: string[] = [];
+    for (const [service, addr, definition] of services()) {
+      const Ctor = makeGenericClientConstructor(definition, service);
+      const client = new Ctor(addr, credentials.createInsecure());
+      try {
+        const methods = Object.entries(definition);
+        expect(methods.length).toBeGreaterThan(0);
+        for (const [name, def] of methods) {
+          const attempts: [string, Metadata][] = [
+            ['no actor', new Metadata()],
+            ['another secret', signed(admin, 'not-the-cluster-secret-0123456789', def.path)],
+            ['expired', signed(admin, DEV_ACTOR_SECRET, def.path, Date.now() - 3_600_000)],
+            ['replayed from another method', signed(admin, DEV_ACTOR_SECRET, '/gitlab.identity.v1.IdentityService/GetUser' === def.path ? '/gitlab.projects.v1.ProjectsService/GetProject' : '/gitlab.identity.v1.IdentityService/GetUser')],
+          ];
+          for (const [how, metadata] of attempts) {
+            const code = await call(client, name, def, metadata);
+            (code === status.UNAUTHENTICATED ? refused : wrong).push(`${service} ${def.path} (${how}) → ${status[code]}`);
+          }
+        }
+      } finally {
+        client.close();
+      }
+    }
+    console.log(`direct gRPC: ${refused.length} calls without a valid actor, all refused with UNAUTHENTICATED`);
+    expect(wrong).toEqual([]);
+    expect(refused.length).toBeGreaterThan(100);
+  });
+
+  it('does not refuse a correctly signed call (the control)', async () => {
+    const Ctor = makeGenericClientConstructor(identityV1.IdentityServiceService as unknown as ServiceDefinition, 'identity');
+    const client = new Ctor(stack.grpcAddrs.identity, credentials.createInsecure());
+    try {
+      const def = (identityV1.IdentityServiceService as unknown as ServiceDefinition).getApplicationSettings!;
+      expect(status[await call(client, 'getApplicationSettings', def, signed(systemActor('e2e'), DEV_ACTOR_SECRET, def.path))]).toBe('OK');
+    } finally {
+      client.close();
+    }
+  });
+});
