@@ -128,6 +128,7 @@ describe('route fuzzing (every route, generated from its param schema)', () => {
   }, 120_000);
 
   afterAll(async () => {
+    if (process.env.FUZZ_DEBUG_LOG) require('node:fs').writeFileSync(process.env.FUZZ_DEBUG_LOG, stack?.logs() ?? '');
     const histogram = Object.fromEntries([...statuses].sort(([a], [b]) => a - b));
     console.log(`route fuzz: ${sent} requests; statuses ${JSON.stringify(histogram)}; per route ${JSON.stringify(Object.fromEntries(perRoute))}`);
     client?.close();

@@ -15,6 +15,8 @@ describe('import rules', () => {
   it('plans an edit of the import source: blank URL for a new mirror, the editor as mirror user, what changed', () => {
     expect(planImportEdit(undefined, {}, 5)).toEqual({ kind: 'unchanged' });
     expect(planImportEdit(undefined, { mirror: { mirror: true } }, 5)).toEqual({ kind: 'invalid', errors: { import_url: ["can't be blank"] } });
+    // Seen by the route fuzzer (a 500): mirror settings without an import URL and without turning mirroring on change nothing.
+    expect(planImportEdit(undefined, { mirror: { mirrorBranchRegex: 'x' } }, 5)).toEqual({ kind: 'unchanged' });
     expect(planImportEdit(undefined, { url: 'https://x/y.git', mirror: { mirror: true } }, 5))
       .toEqual({ kind: 'changed', url: 'https://x/y.git', mirror: { ...NO_MIRROR, mirror: true, mirrorUserId: 5 }, changed: ['import_url', 'mirror'] });
     const on = { ...NO_MIRROR, mirror: true, mirrorUserId: 3 };

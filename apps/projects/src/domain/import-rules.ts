@@ -49,6 +49,9 @@ export function planImportEdit(
   const before = current ?? NO_MIRROR;
   const next = applyMirrorSettings(before, edit.mirror);
   if (next.mirror && !current && edit.url === undefined) return { kind: 'invalid', errors: { import_url: ["can't be blank"] } };
+  // Mirror settings (branch regex, triggers …) on a project with no import URL, not turning mirroring on: nothing to
+  // attach them to (they live with the import source), so nothing changes.
+  if (!current && edit.url === undefined) return { kind: 'unchanged' };
   if (next.mirror && next.mirrorUserId === null) next.mirrorUserId = editorId;
   const changed = [
     ...(edit.url !== undefined ? ['import_url'] : []),
