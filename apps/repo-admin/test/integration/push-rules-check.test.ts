@@ -88,11 +88,8 @@ describe('push rules in the pre-receive check', () => {
 
   beforeAll(async () => {
     fake = new Server();
+    // The fake plays only what repo-admin calls (GetPushChecks, CheckPush); grpc-js answers the others itself.
     fake.addService(pushRulesV1.PushRulesServiceService, {
-      getPushRule: (_c: unknown, cb: sendUnaryData<unknown>) => cb({ code: status.UNIMPLEMENTED }),
-      createPushRule: (_c: unknown, cb: sendUnaryData<unknown>) => cb({ code: status.UNIMPLEMENTED }),
-      updatePushRule: (_c: unknown, cb: sendUnaryData<unknown>) => cb({ code: status.UNIMPLEMENTED }),
-      deletePushRule: (_c: unknown, cb: sendUnaryData<unknown>) => cb({ code: status.UNIMPLEMENTED }),
       getPushChecks: (call: ServerUnaryCall<pushRulesV1.GetPushChecksRequest, Checks>, cb: sendUnaryData<Checks>) => {
         getCalls.push({ projectId: call.request.projectId, actor: actorOf(call, 'GetPushChecks') });
         if (checks === 'unavailable') return cb({ code: status.UNAVAILABLE, details: 'down' });
