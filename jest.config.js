@@ -21,7 +21,7 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'] },
     { ...withInfra, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs}/*/test/integration/**/*.test.ts'] },
-    { ...withInfra, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs}/*/test/e2e/**/*.test.ts'] },
+    { ...withInfra, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs}/*/test/e2e/**/*.test.ts'], setupFiles: ['<rootDir>/libs/testing/src/jest/capture-secrets.ts'] },
     { ...common, displayName: 'chart', testMatch: ['<rootDir>/charts/*/test/**/*.test.ts'] },
   ],
 };

@@ -10,6 +10,8 @@
 #
 # Env: PG_PORT (5432) REDIS_PORT (6379) KAFKA_PORT (9092) KAFKA_CONTROLLER_PORT (9093)
 #      INFRA_STATE_DIR (<repo>/.infra) KAFKA_START_TIMEOUT (seconds, 120)
+#      PG_CLUSTER (main) KAFKA_LIB (<state dir>/kafka/lib): a second, private PostgreSQL cluster or Kafka broker
+#      (fault tests restart their own; libs/testing/src/private-infra.ts) with another state dir and ports.
 # Progress goes to stderr ("[infra] ..."); `up` and `env` print the connection variables on stdout.
 # Must run as root (apt, pg_ctlcluster). Safe to run repeatedly; a no-op `up` takes well under a second.
 set -euo pipefail
@@ -26,7 +28,7 @@ KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-9093}
 KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-120}
 
 PG_VERSION=15
-PG_CLUSTER=main
+PG_CLUSTER=${PG_CLUSTER:-main}
 PG_CONF_DIR=/etc/postgresql/$PG_VERSION/$PG_CLUSTER
 PG_HBA=$PG_CONF_DIR/pg_hba.conf
 PG_LOCAL_CONF=$PG_CONF_DIR/conf.d/zz-local-infra.conf
@@ -40,7 +42,7 @@ REDIS_PID=$REDIS_DIR/redis.pid
 REDIS_LOG=$REDIS_DIR/redis.log
 
 KAFKA_DIR=$STATE_DIR/kafka
-KAFKA_LIB=$KAFKA_DIR/lib
+KAFKA_LIB=${KAFKA_LIB:-$KAFKA_DIR/lib}
 KAFKA_DATA=$KAFKA_DIR/data
 KAFKA_LOGS=$KAFKA_DIR/logs
 KAFKA_PID=$KAFKA_DIR/kafka.pid

@@ -49,6 +49,12 @@ export const gatewayEnv = z.object({
   /** Reported by GET /version and /metadata. */
   GITLAB_VERSION: env.str('18.6.0'),
   BODY_LIMIT: env.str('10mb'),
+  /** A client must have sent the request line and all headers within this (ms), else 408 and the connection is closed. */
+  HTTP_HEADERS_TIMEOUT_MS: env.int(10_000, 100, 600_000),
+  /** The whole request (headers and body) within this (ms), else 408; long for git pushes and big uploads (0 = none). */
+  HTTP_REQUEST_TIMEOUT_MS: env.int(3_600_000, 0, 86_400_000),
+  /** An idle keep-alive connection is closed after this (ms); above the idle timeout of a load balancer in front. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: env.int(65_000, 100, 600_000),
   /** Proxies in front of the gateway (Express "trust proxy"), e.g. 1 behind one ingress. */
   TRUST_PROXY: env.int(0, 0, 10),
 });

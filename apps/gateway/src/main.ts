@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import {
   closeHttpServer, createFixedFieldsLogger, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer,
@@ -7,6 +8,7 @@ import { RedisHealth } from './cache/redis-health';
 import { createServices } from './clients';
 import { loadGatewayConfig } from './config';
 import { ReadinessProbe } from './http/readiness';
+import { serverTimeoutOptions } from './http/server-timeouts';
 
 async function main(): Promise<void> {
   const config = loadGatewayConfig();
@@ -40,12 +42,15 @@ async function main(): Promise<void> {
     bodyLimit: config.BODY_LIMIT, trustProxy: config.TRUST_PROXY, version: config.GITLAB_VERSION, revision: process.env.GIT_REVISION ?? 'glp',
     gitHttp: { repoAdminUrl: config.REPO_ADMIN_HTTP_URL, actorSecret: config.ACTOR_SECRET },
   });
-  const server = app.listen(config.PORT, config.HOST);
+  const timeouts = serverTimeoutOptions({
+    headersMs: config.HTTP_HEADERS_TIMEOUT_MS, requestMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  });
+  const server = createServer(timeouts, app).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  server.keepAliveTimeout = 65000;
+  server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   // In-flight requests get half the shutdown budget; then their connections are cut.
   onShutdown('http server', () => closeHttpServer(server, Math.floor(config.SHUTDOWN_TIMEOUT_MS / 2)));
   await startMetricsServer(config.METRICS_PORT);

@@ -33,6 +33,8 @@ export const repoAdminEnv = z.object({
   /** The git binary, and the longest one git command may run. */
   GIT_BIN: env.str('git'),
   GIT_TIMEOUT_MS: env.int(600_000, 1000),
+  /** A git request for a project whose repository is still being created waits this long for it (GitHttpDeps). */
+  GIT_REPOSITORY_WAIT_MS: env.int(10_000, 0, 120_000),
   /** How often the job worker looks for work when no notification came, and how long a claimed job stays claimed. */
   JOB_POLL_MS: env.int(1000, 50),
   JOB_LEASE_MS: env.int(15 * 60_000, 1000),

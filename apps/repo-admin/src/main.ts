@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
-  const gitHttp = await startGitOverHttp(deps, { host: config.HTTP_HOST, port: config.HTTP_PORT, actorSecret: config.ACTOR_SECRET, logger });
+  const gitHttp = await startGitOverHttp(deps, { host: config.HTTP_HOST, port: config.HTTP_PORT, actorSecret: config.ACTOR_SECRET, logger, repositoryWaitMs: config.GIT_REPOSITORY_WAIT_MS });
   onShutdown('git http server', () => gitHttp.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
   await startMetricsServer(config.METRICS_PORT);
   logger.info({ grpc_port: grpc.port, http_port: gitHttp.port, storage_root: deps.storageRoot }, 'repo-admin ready');

@@ -39,5 +39,9 @@ export function createPool(opts: PoolOptions): Pool {
   const pool = new Pool(config);
   // An idle client that loses its connection emits 'error' on the pool; without a listener it would crash the process.
   pool.on('error', () => undefined);
+  // A checked-out client has no pool listener: one whose server goes away between two queries of a transaction
+  // (PostgreSQL restarted) would crash the process the same way. Its next query fails instead, and the pool drops it
+  // on release (fault-postgres-restart.test.ts).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }

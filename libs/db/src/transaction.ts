@@ -3,16 +3,18 @@ import type { Pool, PoolClient } from 'pg';
 /** Runs fn in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection that cannot even roll back is broken: the pool destroys it rather than hand it out again.
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -12,6 +12,30 @@ describe('domain error ⇄ gRPC status mapping', () => {
     expect(toGrpcError(err).code).toBe(code);
   });
 
+  it.each([
+    ['PostgreSQL shutting down (57P01)', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+    ['PostgreSQL starting up (57P03)', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
+    ['connection failure (08006)', Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['refused', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['refused on every address', new AggregateError([Object.assign(new Error('a'), { code: 'ECONNREFUSED' }), Object.assign(new Error('b'), { code: 'ECONNREFUSED' })])],
+    ['node-postgres, mid-query', new Error('Connection terminated unexpectedly')],
+    ['pg-pool, no connection in time', new Error('timeout exceeded when trying to connect')],
+    ['a client whose connection broke', new Error('Client has encountered a connection error and is not queryable')],
+  ])('a database that is gone (%s) is UNAVAILABLE, not INTERNAL', (_, err) => {
+    const wire = toGrpcError(err);
+    expect(wire.code).toBe(status.UNAVAILABLE);
+    expect(fromGrpcError({ code: wire.code, details: wire.details, metadata: wire.metadata }).kind).toBe('unavailable');
+  });
+
+  it.each([
+    ['a constraint violation', Object.assign(new Error('duplicate key'), { code: '23505' })],
+    ['a syntax error', Object.assign(new Error('syntax error'), { code: '42601' })],
+    ['a bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    ['a mixed aggregate', new AggregateError([Object.assign(new Error('a'), { code: 'ECONNREFUSED' }), new Error('b')])],
+  ])('%s stays INTERNAL', (_, err) => {
+    expect(toGrpcError(err).code).toBe(status.INTERNAL);
+  });
+
   it('round-trips kind, message and field errors through metadata', () => {
     const original = invalid({ name: ['has already been taken'], path: ['has already been taken'] });
     const wire = toGrpcError(original);

@@ -100,6 +100,24 @@ export interface GrpcErrorPayload {
   metadata: Metadata;
 }
 
+/** PostgreSQL SQLSTATEs that say the server is gone or not accepting yet: class 08, admin/crash shutdown, starting up. */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+/** Socket errors and node-postgres' own messages for a connection that is gone or cannot be made. */
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+/**
+ * A dependency (the database) that is down or restarting rather than a bug: answered UNAVAILABLE, which the gateway
+ * turns into 503 (fault-postgres-restart.test.ts), so clients retry instead of reporting a server error.
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof e?.code === 'string' && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
+  if (typeof e?.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  // ECONNREFUSED to a host with several addresses comes as an AggregateError.
+  return Array.isArray(e?.errors) && e.errors.length > 0 && e.errors.every(isDependencyUnavailable);
+}
+
 /** Maps any thrown value to a gRPC error. Unknown errors become INTERNAL with a generic message. */
 export function toGrpcError(err: unknown): GrpcErrorPayload {
   const metadata = new Metadata();
@@ -108,6 +126,10 @@ export function toGrpcError(err: unknown): GrpcErrorPayload {
     if (err.fields) metadata.set(FIELDS_KEY, JSON.stringify(err.fields));
     if (err.movedToId !== undefined) metadata.set(MOVED_TO_KEY, String(err.movedToId));
     return { code: KIND_TO_GRPC[err.kind], details: err.message, metadata };
+  }
+  if (isDependencyUnavailable(err)) {
+    metadata.set(KIND_KEY, 'unavailable');
+    return { code: status.UNAVAILABLE, details: 'a dependency is unavailable', metadata };
   }
   metadata.set(KIND_KEY, 'internal');
   return { code: status.INTERNAL, details: 'internal error', metadata };

@@ -7,3 +7,5 @@ export * from './rejection';
 export * from './static-server';
 export * from './webhook-receiver';
 export * from './push-event-source';
+export * from './private-infra';
+export * from './secret-registry';

@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEV_ACTOR_SECRET } from '@glp/service-kit';
 import { freePort } from './free-port';
 import { infraFromEnv, REPO_ROOT } from './infra';
 import { dropSchemas, uniqueName } from './isolation';
+import { registerSecret, stackLogFile } from './secret-registry';
 
 export interface RunningStack {
   /** e.g. http://127.0.0.1:41234 */
@@ -27,6 +29,13 @@ export interface RunningStack {
   logs(): string;
   /** Sends a signal to one service (failure tests: SIGKILL projects, SIGSTOP identity ...). */
   signal(service: StackService, signal: NodeJS.Signals): void;
+  /**
+   * Starts a service again after it exited (a SIGKILL or SIGTERM from `signal`), with the same ports and environment;
+   * resolves once the new process is spawned (not once it serves: poll for that, it is what failure tests measure).
+   * Waits up to 15 s for the old process to be gone (throws if it is still running); resolves with its exit code
+   * (null: killed by a signal).
+   */
+  restart(service: StackService): Promise<number | null>;
   /** The environment a service of this stack was started with (a test starts a second replica with it). */
   serviceEnv(service: StackService): { main: string; env: Record<string, string> };
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
@@ -56,6 +65,8 @@ export async function startStack(
     identity: `${id}_identity`, projects: `${id}_projects`, accessRequests: `${id}_access_requests`, repoAdmin: `${id}_repo_admin`, hooks: `${id}_hooks`,
     webhookDispatcher: `${id}_webhook_dispatcher`, pushRules: `${id}_push_rules`,
   };
+  // The suite-wide secrets-in-logs check (secret-registry.ts): this stack's log file (undefined outside a jest run).
+  const logFile = stackLogFile(id);
   const topicPrefix = `${id}.`;
   const rootToken = `glpat-${randomBytes(15).toString('base64url')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
@@ -78,6 +89,9 @@ export async function startStack(
     HOOKS_GRPC_ADDR: `127.0.0.1:${hooksPort}`,
     WEBHOOK_DISPATCHER_GRPC_ADDR: `127.0.0.1:${dispatcherPort}`,
     PUSH_RULES_GRPC_ADDR: `127.0.0.1:${pushRulesPort}`,
+    // In a suite run the gateway's access line of every request (path and query, credentials censored) reaches the log
+    // even at LOG_LEVEL=warn, so the secrets check searches every request the tests made.
+    ...(logFile ? { ACCESS_LOG_LEVEL: 'warn' } : {}),
     ...opts.env,
   };
   const all: ServiceSpec[] = [
@@ -100,19 +114,31 @@ export async function startStack(
     if (!existsSync(path.join(REPO_ROOT, s.main))) throw new Error(`${s.main} is missing: build first (npm run build)`);
   }
   let output = '';
-  const children: ChildProcess[] = services.map((s) => {
+  if (logFile) {
+    // Created at once (an empty file still counts as a stack to check), then the secrets this stack was given.
+    writeFileSync(logFile, '', { flag: 'a' });
+    registerSecret(rootToken, `${id} root token`);
+    const env = { ...process.env, ...common };
+    registerSecret(env.ACTOR_SECRET || DEV_ACTOR_SECRET, `${id} ACTOR_SECRET`);
+    registerSecret(env.HOOKS_SECRETS_KEY, `${id} HOOKS_SECRETS_KEY`);
+    registerSecret(env.GITLAB_ROOT_PASSWORD, `${id} GITLAB_ROOT_PASSWORD`);
+  }
+  const spawnService = (s: ServiceSpec): ChildProcess => {
     const child = spawn(process.execPath, [s.main], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...common, ...s.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (b: Buffer) => {
-      output += b.toString().replace(/^(?=.)/gm, `[${s.name}] `);
+      const text = b.toString().replace(/^(?=.)/gm, `[${s.name}] `);
+      output += text;
+      if (logFile) appendFileSync(logFile, text);
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     return child;
-  });
+  };
+  const children: ChildProcess[] = services.map(spawnService);
   const url = `http://127.0.0.1:${gatewayPort}`;
   let stopped: Promise<Record<string, number | null>> | undefined;
   const stopAll = async () => {
@@ -168,9 +194,26 @@ export async function startStack(
   const signal = (service: string, sig: NodeJS.Signals) => {
     children[services.findIndex((s) => s.name === service)]?.kill(sig);
   };
+  const restart = async (service: StackService): Promise<number | null> => {
+    const i = services.findIndex((s) => s.name === service);
+    if (i < 0) throw new Error(`${service} is not part of this stack`);
+    const old = children[i]!;
+    if (old.exitCode === null && old.signalCode === null) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${service} is still running`)), 15000);
+        old.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    if (stopped) throw new Error('the stack is stopped');
+    children[i] = spawnService(services[i]!);
+    return old.exitCode;
+  };
   const grpcAddrs = {
     identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
     hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`, pushRules: `127.0.0.1:${pushRulesPort}`,
   };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, serviceEnv, stop };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, restart, serviceEnv, stop };
 }

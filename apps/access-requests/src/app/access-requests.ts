@@ -1,9 +1,9 @@
 import { withTransaction } from '@glp/db';
 import type { accessRequestsV1 } from '@glp/proto';
 import { DomainError, forbidden, invalid, recordNotFound, type Actor } from '@glp/service-kit';
-import { approvalLevel, canDeny, canManageRequests, requestRefusal } from '../domain/access-request-rules';
+import { approvalLevel, canDeny, canManageRequests, decisionRefusal, requestRefusal } from '../domain/access-request-rules';
 import { recordAccessRequestApproved, recordAccessRequestDenied, recordAccessRequested } from '../events/access-request-events';
-import { deleteRequest, insertRequest, listPending, markApproving, unmarkApproving, type RequestRow } from '../store/requests-store';
+import { deleteRequest, insertRequest, listPending, markApproving, requestExists, unmarkApproving, type RequestRow } from '../store/requests-store';
 import type { AccessRequestsDeps } from './deps';
 import { ensureMember, type Membership } from './memberships';
 import { sourceFacts } from './sources';
@@ -13,6 +13,13 @@ export function isRefusal(err: unknown): err is DomainError {
   return err instanceof DomainError && !['unavailable', 'internal'].includes(err.kind);
 }
 
+
+/** Approving or denying: 404 for a user without a request (whoever asks), then 403 for a caller who may not decide. */
+async function refuseDecision(deps: AccessRequestsDeps, s: { kind: RequestRow['source_kind']; id: number }, userId: number, callerMayDecide: boolean): Promise<void> {
+  const refusal = decisionRefusal(callerMayDecide, await requestExists(deps.pool, s.kind, s.id, userId));
+  if (refusal === 'not_found') throw recordNotFound();
+  if (refusal === 'forbidden') throw forbidden();
+}
 
 /** GET .../access_requests: project Maintainers, group Owners. */
 export async function listRequests(
@@ -50,7 +57,7 @@ export async function approve(
   deps: AccessRequestsDeps, actor: Actor, source: accessRequestsV1.Source | undefined, userId: number, requestedLevel: number,
 ): Promise<Membership> {
   const s = await sourceFacts(deps, actor, source);
-  if (!canManageRequests(actor, s)) throw forbidden();
+  await refuseDecision(deps, s, userId, canManageRequests(actor, s));
   const { level, errors } = approvalLevel(s.kind, requestedLevel);
   const approverId = actor.kind === 'user' ? actor.id : 0;
   await withTransaction(deps.pool, async (client) => {
@@ -83,7 +90,7 @@ export async function finishApproval(
 /** DELETE .../access_requests/:user_id: managers deny, a requester withdraws. */
 export async function deny(deps: AccessRequestsDeps, actor: Actor, source: accessRequestsV1.Source | undefined, userId: number): Promise<void> {
   const s = await sourceFacts(deps, actor, source);
-  if (!canDeny(actor, s, userId)) throw forbidden();
+  await refuseDecision(deps, s, userId, canDeny(actor, s, userId));
   await withTransaction(deps.pool, async (client) => {
     const row = await deleteRequest(client, s.kind, s.id, userId, 'pending');
     if (!row) throw recordNotFound();

@@ -1,5 +1,5 @@
 import type { Actor } from '@glp/service-kit';
-import { approvalLevel, canDeny, canManageRequests, requestRefusal, type SourceFacts } from './access-request-rules';
+import { approvalLevel, canDeny, canManageRequests, decisionRefusal, requestRefusal, type SourceFacts } from './access-request-rules';
 
 const user = (id: number, admin = false): Actor => ({ kind: 'user', id, username: `u${id}`, admin, scopes: ['api'] });
 const anon: Actor = { kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] };
@@ -27,6 +27,13 @@ describe('access request rules', () => {
     expect(canDeny(user(7), src('project'), 7)).toBe(true);
     expect(canDeny(user(7), src('project'), 8)).toBe(false);
     expect(canDeny(user(7), src('project', 40), 8)).toBe(true);
+  });
+
+  it('looks the requester up before the caller when approving or denying (404 for anyone, then 403)', () => {
+    expect(decisionRefusal(false, false)).toBe('not_found');
+    expect(decisionRefusal(true, false)).toBe('not_found');
+    expect(decisionRefusal(false, true)).toBe('forbidden');
+    expect(decisionRefusal(true, true)).toBeUndefined();
   });
 
   it('approves as Developer by default; Owner only for groups', () => {

@@ -37,6 +37,17 @@ export function canDeny(actor: Actor, s: SourceFacts, requesterId: number): bool
   return (actor.kind === 'user' && actor.id === requesterId) || canManageRequests(actor, s);
 }
 
+/**
+ * Why approving or denying a request is refused, in GitLab's order (`lib/api/access_requests.rb`): the requester is
+ * looked up first (`source.requesters.find_by!(user_id:)`: 404 "Not found" for a user without a request, whoever asks),
+ * then Members::ApproveAccessRequestService / Members::DestroyService check the caller (403).
+ */
+export function decisionRefusal(callerMayDecide: boolean, requestExists: boolean): 'not_found' | 'forbidden' | undefined {
+  if (!requestExists) return 'not_found';
+  if (!callerMayDecide) return 'forbidden';
+  return undefined;
+}
+
 const GROUP_LEVELS = [10, 20, 30, 40, 50];
 const PROJECT_LEVELS = [10, 20, 30, 40];
 

@@ -35,6 +35,12 @@ export async function listPending(db: Queryable, kind: SourceKind, sourceId: num
   return { rows: page.rows, total: count.rows[0]!.n };
 }
 
+/** Whether the user has a request for the source, pending or being approved (GitLab's `source.requesters`). */
+export async function requestExists(db: Queryable, kind: SourceKind, sourceId: number, userId: number): Promise<boolean> {
+  const res = await db.query(`SELECT 1 FROM access_requests WHERE source_kind = $1 AND source_id = $2 AND user_id = $3`, [kind, sourceId, userId]);
+  return (res.rowCount ?? 0) > 0;
+}
+
 /** Inserts a pending request; undefined when the user already has one for the source. */
 export async function insertRequest(
   db: PoolClient,

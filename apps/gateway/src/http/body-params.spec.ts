@@ -57,6 +57,18 @@ describe('multipart/form-data', () => {
     expect(await post(body, 'multipart/form-data; boundary=zz')).toEqual(BAD_REQUEST);
   });
 
+  it('parses an indexed field (`h[98]`, a sparse array) and still decodes and checks its value (a hole crashed the gateway)', async () => {
+    const form = new FormData();
+    form.append('name', 'x');
+    form.append('h[98]', 'caf\u00e9');
+    const res = await post(form);
+    expect(res.status).toBe(200);
+    const body = (JSON.parse(res.text) as { body: { name: string; h: unknown[] } }).body;
+    expect([body.name, body.h.length, body.h[98]]).toEqual(['x', 99, 'caf\u00e9']);
+    const bad = multipart(['--zz\r\nContent-Disposition: form-data; name="h[5]"\r\n\r\n', Buffer.from([0x61, 0xe9, 0x62]), '\r\n--zz--\r\n']);
+    expect(await post(bad, 'multipart/form-data; boundary=zz')).toEqual(BAD_REQUEST);
+  });
+
   it('answers a NUL in a field with 400 Bad Request', async () => {
     const form = new FormData();
     form.append('name', 'a\0b');

@@ -24,3 +24,18 @@ describe('readUntilFile with a body cut short', () => {
     await new Promise((r) => setTimeout(r, 20)); // an unhandled 'error' would fail the test run here
   });
 });
+
+describe('readUntilFile with a part that has no name', () => {
+  it('leaves the part out of the fields and still finds the file (the unnamed part crashed the gateway)', async () => {
+    const req = new PassThrough() as unknown as IncomingMessage & PassThrough;
+    (req as { headers: Record<string, string> }).headers = { 'content-type': 'multipart/form-data; boundary=XX' };
+    req.end('--XX\r\nContent-Disposition: form-data\r\n\r\nnameless\r\n--XX\r\nContent-Disposition: form-data; name="title"\r\n\r\nt\r\n'
+      + '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nbody\r\n--XX--\r\n');
+    const read = await readUntilFile(req, 'file');
+    expect(read.kind).toBe('done');
+    if (read.kind !== 'done') return;
+    expect(read.fields).toEqual({ title: 't' });
+    expect(read.file?.fileName).toBe('a.txt');
+    read.file?.stream.resume();
+  });
+});

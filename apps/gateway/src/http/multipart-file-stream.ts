@@ -58,6 +58,8 @@ export function readUntilFile(req: IncomingMessage, field: string): Promise<Mult
       resolve(result);
     };
     bb.on('field', (name, value) => {
+      // A part without a `name` (`Content-Disposition: form-data`) comes with name undefined: not a param (it crashed the process).
+      if (typeof name !== 'string') return;
       const decoded = utf8FromLatin1(value);
       if (decoded === undefined || isMalformedString(decoded) || isMalformedString(name)) malformed = true;
       else if (name !== '__proto__') fields[name] = decoded;

@@ -40,12 +40,14 @@ function decodeFields(body: unknown): boolean {
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node !== 'object' || node === null) continue;
-    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
-    for (const [key, value] of entries) {
+    // Own keys, not `map`: `a[98]` makes a sparse array, whose holes `map` keeps (a hole as an entry crashed the process).
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const value = record[key];
       if (typeof value === 'string') {
         const decoded = utf8FromLatin1(value);
         if (decoded === undefined) return false;
-        (node as Record<string | number, unknown>)[key] = decoded;
+        record[key] = decoded;
       } else stack.push(value);
     }
   }

@@ -1,7 +1,7 @@
 import { isUniqueViolation, withTransaction } from '@glp/db';
 import { conflict, forbidden, invalid, notFound, recordNotFound, type Actor } from '@glp/service-kit';
 import { canAdminGroup } from '../domain/group-policy';
-import { memberErrors, normalizeExpiry, wouldOrphanGroup } from '../domain/member-rules';
+import { memberErrors, memberUpdateRefusal, normalizeExpiry, wouldOrphanGroup } from '../domain/member-rules';
 import { recordGroupMembershipChanged } from '../events/identity-events';
 import {
   countOwners, deleteMember, findMember, inheritedAccess, insertMember, listMembers as listMemberRows, updateMember as updateMemberRow,
@@ -74,14 +74,17 @@ export interface UpdateMemberInput {
   expiresAt?: string;
 }
 
-/** PUT /groups/:id/members/:user_id: owners; the last Owner of a top-level group cannot be demoted. */
+/** PUT /groups/:id/members/:user_id: 404 for a non-member (whoever asks, once the group is readable), then owners; the last Owner of a top-level group cannot be demoted. */
 export async function updateMember(deps: GroupsDeps, actor: Actor, sel: Selector, userId: number, input: UpdateMemberInput): Promise<MemberWithUser> {
   const caller = await loadCaller(deps.pool, actor);
   const group = await readableGroup(deps.pool, caller, sel);
-  if (!canAdminGroup(caller, groupFacts(group))) throw forbidden();
+  const callerCanAdmin = canAdminGroup(caller, groupFacts(group));
   return withTransaction(deps.pool, async (client) => {
     const member = await findMember(client, group.id, userId, true);
-    if (!member) throw recordNotFound();
+    // The member first (404 for a non-member, whoever asks), then the caller (403), as GitLab.
+    const refusal = memberUpdateRefusal(callerCanAdmin, member && { level: member.access_level });
+    if (!member || refusal === 'not_found') throw recordNotFound();
+    if (refusal === 'forbidden') throw forbidden();
     const expiresAt = input.expiresAt === undefined ? member.expires_at : normalizeExpiry(input.expiresAt);
     const errors = memberErrors({ accessLevel: input.accessLevel, expiresAt }, { inherited: await inheritedAccess(client, group.id, userId), today: today() });
     if (expiresAt === member.expires_at) delete errors.expires_at; // an unchanged expiry is not re-validated

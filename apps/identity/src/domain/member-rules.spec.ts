@@ -1,4 +1,4 @@
-import { memberErrors, normalizeExpiry, wouldOrphanGroup } from './member-rules';
+import { memberErrors, memberUpdateRefusal, normalizeExpiry, wouldOrphanGroup } from './member-rules';
 
 describe('member rules', () => {
   const today = '2026-06-01';
@@ -22,6 +22,15 @@ describe('member rules', () => {
     expect(wouldOrphanGroup({ currentLevel: 50, newLevel: 0 }, { isTopLevel: true, owners: 2 })).toBe(false);
     expect(wouldOrphanGroup({ currentLevel: 50, newLevel: 0 }, { isTopLevel: false, owners: 1 })).toBe(false);
     expect(wouldOrphanGroup({ currentLevel: 40, newLevel: 0 }, { isTopLevel: true, owners: 1 })).toBe(false);
+  });
+
+  it('refuses a member update as GitLab: the member is looked up before the caller is authorized', () => {
+    // Not a member: 404 whatever the caller's role (lib/api/members.rb `find_by!` before `authorize_update_source_member!`).
+    expect(memberUpdateRefusal(false, undefined)).toBe('not_found');
+    expect(memberUpdateRefusal(true, undefined)).toBe('not_found');
+    // A member: 403 for a caller who may not administer members, allowed for one who may.
+    expect(memberUpdateRefusal(false, { level: 30 })).toBe('forbidden');
+    expect(memberUpdateRefusal(true, { level: 50 })).toBeUndefined();
   });
 
   it('reads "" and "none" as no expiry', () => {

@@ -22,6 +22,16 @@ export function wouldOrphanGroup(m: { currentLevel: number; newLevel: number }, 
   return group.isTopLevel && m.currentLevel === ACCESS.OWNER && m.newLevel < ACCESS.OWNER && group.owners <= 1;
 }
 
+/**
+ * Why PUT /groups/:id/members/:user_id is refused, in GitLab's order (`lib/api/members.rb`): the member is looked up
+ * first (`source_members(source).find_by!(user_id:)`: 404 "Not found" for a user who is not a member, whoever asks),
+ * then `authorize_update_source_member!` (403 for a caller who may not administer the group's members).
+ */
+export function memberUpdateRefusal(callerCanAdmin: boolean, member: { level: number } | undefined): 'not_found' | 'forbidden' | undefined {
+  if (!member) return 'not_found';
+  return callerCanAdmin ? undefined : 'forbidden';
+}
+
 /** A membership's expiry as stored: "" or "none" clear it; otherwise YYYY-MM-DD. */
 export function normalizeExpiry(value: string): string | null {
   return value === '' || value === 'none' ? null : value;

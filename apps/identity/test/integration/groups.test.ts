@@ -102,6 +102,20 @@ describe('identity groups and members against PostgreSQL', () => {
     expect(direct.members.map((m) => m.user!.username)).toEqual(['owner']);
   });
 
+  it('updates a member as GitLab: 404 for a non-member whoever asks, then 403 for a caller who is not an Owner', async () => {
+    const parent = (await service.getGroup({ group: { selector: { $case: 'fullPath', value: 'parent' } } }, ctx(admin))).group!;
+    // lib/api/members.rb: `source_members(source).find_by!(user_id:)` before `authorize_update_source_member!`.
+    for (const caller of ['dev', 'stranger', 'owner']) {
+      const missing = await rejection(service.updateGroupMember({ ...byId(parent.id), userId: users.outsider!.id, accessLevel: 30 }, ctx(users[caller]!)));
+      expect([caller, missing.kind, missing.message]).toEqual([caller, 'not_found', 'record']);
+    }
+    const notOwner = await rejection(service.updateGroupMember({ ...byId(parent.id), userId: users.owner!.id, accessLevel: 40 }, ctx(users.dev!)));
+    expect(notOwner.kind).toBe('forbidden');
+    // Nothing changed: the owner is still Owner, the outsider still not a member.
+    const members = await service.listGroupMembers({ ...byId(parent.id), inherited: false, query: '', userIds: [], page: 1, perPage: 20 }, ctx(users.owner!));
+    expect(members.members.map((m) => [m.user!.username, m.accessLevel])).toEqual([['owner', 50], ['dev', 30]]);
+  });
+
   it('keeps an Owner on a top-level group; a member may leave; removal ends access', async () => {
     const parent = (await service.getGroup({ group: { selector: { $case: 'fullPath', value: 'parent' } } }, ctx(admin))).group!;
     const demote = await rejection(service.updateGroupMember({ ...byId(parent.id), userId: users.owner!.id, accessLevel: 40 }, ctx(users.owner!)));

@@ -1,8 +1,7 @@
 import { isUniqueViolation, withTransaction } from '@glp/db';
 import type { identityV1, projectsV1 } from '@glp/proto';
 import { conflict, DomainError, forbidden, invalid, notFound, recordNotFound, systemActor, type Actor } from '@glp/service-kit';
-import { canManageMember, normalizeExpiry, projectMemberErrors } from '../domain/member-rules';
-import { ACCESS } from '../domain/visibility';
+import { canManageMember, memberUpdateRefusal, normalizeExpiry, projectMemberErrors } from '../domain/member-rules';
 import { recordProjectMembershipChanged } from '../events/project-events';
 import {
   deleteProjectMember, directMembers, findDirectMember, insertProjectMember, updateProjectMember, type ProjectMemberRow,
@@ -194,12 +193,13 @@ export async function updateMember(
   input: UpdateInput,
 ): Promise<MemberView> {
   const project = await readableProject(deps, actor, sel);
-  if (project.access < ACCESS.MAINTAINER && !actor.admin) throw forbidden();
   const inherited = await inheritedLevel(deps, project, userId);
   await withTransaction(deps.pool, async (client) => {
     const member = await findDirectMember(client, project.row.id, userId, true);
-    if (!member) throw recordNotFound();
-    if (!canManageMember(actor, project.access, { userId, level: member.access_level })) throw forbidden();
+    // The member first (404 for a non-member, whoever asks), then the caller (403), as GitLab.
+    const refusal = memberUpdateRefusal(actor, project.access, member && { userId, level: member.access_level });
+    if (!member || refusal === 'not_found') throw recordNotFound();
+    if (refusal === 'forbidden') throw forbidden();
     const expiresAt = input.expiresAt === undefined ? member.expires_at : normalizeExpiry(input.expiresAt);
     const errors = projectMemberErrors({ accessLevel: input.accessLevel, expiresAt }, { inherited, today: today() });
     if (expiresAt === member.expires_at) delete errors.expires_at; // an unchanged expiry is not re-validated

@@ -32,6 +32,16 @@ export function canManageMember(actor: Actor, callerAccess: number, target: { us
   return target.level < ACCESS.OWNER || callerAccess >= ACCESS.OWNER;
 }
 
+/**
+ * Why PUT /projects/:id/members/:user_id is refused, in GitLab's order (`lib/api/members.rb`): the member is looked up
+ * first (`source_members(source).find_by!`: 404 "Not found" for a user who is not a member, whoever asks), then
+ * `authorize_update_source_member!` (403).
+ */
+export function memberUpdateRefusal(actor: Actor, callerAccess: number, member: { userId: number; level: number } | undefined): 'not_found' | 'forbidden' | undefined {
+  if (!member) return 'not_found';
+  return canManageMember(actor, callerAccess, member) ? undefined : 'forbidden';
+}
+
 /** A membership's expiry as stored: "" or "none" clear it; otherwise YYYY-MM-DD. */
 export function normalizeExpiry(value: string): string | null {
   return value === '' || value === 'none' ? null : value;

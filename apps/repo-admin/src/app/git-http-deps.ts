@@ -9,4 +9,11 @@ export interface GitHttpDeps extends Pick<RepoAdminDeps, 'pool' | 'identity' | '
   sessions: PushSessions;
   /** The pre-receive checks (DEFAULT_PUSH_POLICIES when unset; `startGitOverHttp` adds push rules when a client is given). */
   pushPolicies?: readonly PushPolicy[];
+  /**
+   * How long a request for a project whose repository is not on disk yet waits for it (default 0). The gateway only
+   * forwards requests for projects that exist, and their repositories are created from ProjectCreated a moment later:
+   * a client that creates a project and pushes at once (GitLab creates the repository in the request) waits instead of
+   * getting "A repository for this project does not exist yet."
+   */
+  repositoryWaitMs?: number;
 }

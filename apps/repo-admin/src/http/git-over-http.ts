@@ -14,13 +14,13 @@ import { startHookServer } from './hook-server';
  */
 export async function startGitOverHttp(
   deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'> & Partial<Pick<RepoAdminDeps, 'pushRules'>>,
-  opts: { host: string; port: number; actorSecret: string; logger: Logger },
+  opts: { host: string; port: number; actorSecret: string; logger: Logger; repositoryWaitMs?: number },
 ): Promise<{ port: number; hookSocket: string; stop(graceMs: number): Promise<void> }> {
   const hooks = await installGitHooks();
   // The project's push rule is checked after GitLab's access, branch and tag checks (EE ChangeAccess#exec order).
   const pushRules = deps.pushRules;
   const pushPolicies = pushRules ? [...DEFAULT_PUSH_POLICIES, pushRulesPolicy({ ...deps, pushRules })] : undefined;
-  const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies };
+  const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies, repositoryWaitMs: opts.repositoryWaitMs };
   const hookServer = await startHookServer(gitDeps, hooks.socketPath);
   const { server, port } = await startGitHttpServer(gitDeps, opts);
   return {

@@ -78,7 +78,7 @@ describe('git over HTTP in repo-admin', () => {
       pool, identity, topic: 'test.repo_admin', git: { gitBin: 'git', timeoutMs: 30_000 }, storageRoot: root, storage: 'default',
       logger: createLogger('git-http-test', 'silent'),
     };
-    server = await startGitOverHttp(deps, { host: '127.0.0.1', port: 0, actorSecret: SECRET, logger: deps.logger });
+    server = await startGitOverHttp(deps, { host: '127.0.0.1', port: 0, actorSecret: SECRET, logger: deps.logger, repositoryWaitMs: 1500 });
     // The gateway's part: sign each request for its method and URL, stream both ways.
     proxy = http.createServer((req, res) => {
       const up = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: { ...req.headers, ...signed(req.method!, req.url!, actor) } }, (r) => {
@@ -234,11 +234,24 @@ describe('git over HTTP in repo-admin', () => {
     expect((await payloads(EventTypes.RepositoryStatisticsChanged)).filter((e) => e.projectId === 2).pop()).toMatchObject({ commitCount: 2 });
   });
 
+  it('waits for a repository being created (a push right after POST /projects), up to repositoryWaitMs', async () => {
+    const url = gitRequestUrl(4, 'git-upload-pack', true);
+    const started = Date.now();
+    const created = new Promise<void>((resolve) => setTimeout(() => void new BareRepository({ gitBin: 'git', timeoutMs: 30_000 }, repoDir(4)).init('main').then(() => resolve()), 400));
+    const res = await fetch(`http://127.0.0.1:${server.port}${url}`, { headers: signed('GET', url) });
+    await created;
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('# service=git-upload-pack');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
   it('answers 404 for a project without a repository, and refuses requests without a valid grant', async () => {
     const url = gitRequestUrl(3, 'git-upload-pack', true);
+    const started = Date.now();
     const missing = await fetch(`http://127.0.0.1:${server.port}${url}`, { headers: signed('GET', url) });
     expect(missing.status).toBe(404);
     expect(await missing.text()).toBe('A repository for this project does not exist yet.');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500); // it waited for one, then gave up
 
     const clone = gitRequestUrl(1, 'git-upload-pack', true);
     const push = gitRequestUrl(1, 'git-receive-pack', true);

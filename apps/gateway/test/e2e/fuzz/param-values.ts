@@ -33,6 +33,13 @@ export const nastyString: fc.Arbitrary<Value> = fc.oneof(
   fc.constantFrom('\ud800', 'a\udc00b', '\udfff\ud800', '\u202e\u0000', '\ufffe\uffff', '\u0085\u2028\u2029'),
   fc.constantFrom([0xc0, 0xaf], [0xff, 0xfe], [0xed, 0xa0, 0x80], [0x61, 0xe0, 0xa4], [0xf4, 0x90, 0x80, 0x80], [0x00])
     .map((b) => new RawBytes(Buffer.from([0x61, ...b, 0x62]))),
+  // Unicode that renders or compares oddly: RTL overrides and RTL scripts, stacked combining marks, zero-width and
+  // BOM, emoji sequences, fullwidth and dotless letters (case folding), and overlong UTF-8 (sent as raw bytes).
+  fc.constantFrom('\u202egpj.exe', '\u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627', 'Z\u0351\u0352\u0353\u0354\u0355\u0356\u0357', 'e\u0301\u0301\u0301\u0301',
+    '\u200b\u200c\u200d\u2060', '\ufeffname', '👨‍👩‍👧‍👦🏳️‍🌈', 'ｒｏｏｔ', 'ı\u0130ß', '\u0000\u001f\u007f\u0080\u009f'),
+  fc.constantFrom([0xe0, 0x80, 0xaf], [0xf0, 0x80, 0x80, 0xaf], [0xc0, 0xae, 0xc0, 0xae, 0x2f], [0xf8, 0x88, 0x80, 0x80, 0x80])
+    .map((b) => new RawBytes(Buffer.from(b))),
+  fc.constantFrom('..%2f..%2fetc%2fpasswd', '%2e%2e%2f', '..\\..\\windows\\win.ini', '/etc/passwd', 'file:///etc/passwd', '....//....//'),
   fc.constantFrom("'; DROP TABLE projects; --", '%00', '%E0%A4%A', '../../etc/passwd', '${jndi:ldap://x}', '<script>', '\\', '"', '{{7*7}}'),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
   fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 10 }),

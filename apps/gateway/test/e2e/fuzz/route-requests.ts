@@ -87,6 +87,7 @@ function pathSegment(ctx: FuzzContext): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2 ** 31, 2 ** 53 + 1, 1e21), fc.bigInt()).map((n) => encodeComponent(String(n))) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map(encodeComponent) },
     { weight: 2, arbitrary: fc.constantFrom('%E0%A4%A', '%', '%zz', '%00', 'a%00b', '%C0%AF', '%ED%A0%80', '%FF', '%2e%2e', 'root%2F', '%2F%2F', 'root%2Fno%00') },
+    { weight: 2, arbitrary: fc.constantFrom(...TRAVERSAL_SEGMENTS) },
     { weight: 1, arbitrary: fc.constantFrom(300, 5000).map((n) => 'a'.repeat(n)) },
   );
 }
@@ -117,7 +118,15 @@ function extraParams(route: RouteDef): fc.Arbitrary<Array<[string, Value, boolea
   return fc.array(fc.tuple(fc.constantFrom(...keys), fc.oneof(nastyString, wrongType, fc.string({ maxLength: 10 })), fc.boolean()), { maxLength: 2 });
 }
 
+/** Path ids that try to leave their namespace or route: dot segments, encoded and double-encoded slashes and dots. */
+export const TRAVERSAL_SEGMENTS = ['..', '.', '..%2F..%2Fadmin', 'root%2F..%2Fother', 'root%252Fother', '%252e%252e%252f', '1%2F..%2F2',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '..%5C..%5Cwindows', '%2E%2E', 'root%2F.%2Fx', '%2Froot%2Fx', 'root%2F%2Fx', '..%00', '%C0%AE%C0%AE%2F'];
+
+/** Bodies over the fuzz stack's BODY_LIMIT (1 MB): 413 with a JSON body, whatever the route. One buffer, reused. */
+export const OVERSIZED_JSON = Buffer.from(`{"name":"${'x'.repeat(1100 * 1024)}"}`);
+
 const ODD_CONTENT_TYPES = [
+  'text/xml', 'text/xml; charset=utf-8', '', '', 'application/x-yaml', 'text/csv', 'application/json-patch+json', 'application/javascript',
   'application/xml', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/x-www-form-urlencoded; charset=koi8-r',
   'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/mixed; boundary=zz', 'application/octet-stream', 'text/html', '*/*',
   'application/vnd.api+json', 'application/merge-patch+json', 'garbage', 'application/json', 'application/x-www-form-urlencoded',
@@ -132,12 +141,16 @@ const oddBody: fc.Arbitrary<Buffer> = fc.oneof(
     'name=x&name[]=y&name[a]=z', '--zz\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--zz--\r\n', '--zz\r\n\r\n', '',
     '{"__proto__":{"admin":true},"name":"proto"}', '{"constructor":{"prototype":{"x":1}}}').map((s) => Buffer.from(s)),
   fc.constantFrom(Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc0, 0x22, 0x7d]), Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00])),
-  fc.constantFrom(1000, 3000).map((d) => Buffer.from(deepJsonText(d))),
-  fc.constantFrom(Buffer.from(`${'['.repeat(20000)}${']'.repeat(20000)}`)),
+  fc.constantFrom(1000, 3000, 10_000).map((d) => Buffer.from(deepJsonText(d))),
+  fc.constantFrom(Buffer.from(`${'['.repeat(20000)}${']'.repeat(20000)}`), Buffer.from(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`),
+    Buffer.from(`{"name":"x","zz":${'['.repeat(10_000)}${']'.repeat(10_000)}}`)),
+  fc.constantFrom(Buffer.from('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><project><name>&e;</name></project>'),
+    Buffer.from('name: x\nvisibility: public\n'), Buffer.from('name,path\nx,y\n')),
 );
 
 const rawQuery = fc.constantFrom('%E0%A4%A', 'a=%', 'a[=1', 'a[][][]=1', 'a[b]=1&a=2', 'a[100]=x', '&&&', '=x', 'a=1;b=2', 'page[]=1',
-  'per_page[x]=1', 'topic[]=a&topic=b', '%00=1', 'x=%ED%A0%80', 'q=%C0%AF', `deep${'[a]'.repeat(50)}=1`, 'a%5B%5D=1&a%5B%5D=2', '+=+');
+  'per_page[x]=1', 'topic[]=a&topic=b', '%00=1', 'x=%ED%A0%80', 'q=%C0%AF', `deep${'[a]'.repeat(50)}=1`, 'a%5B%5D=1&a%5B%5D=2', '+=+',
+  `deeper${'[a]'.repeat(3000)}=1`, `${'a[]'.repeat(2000)}=1`, 'id=..%2F..%2Fadmin', 'file_path=..%2F..%2Fetc%2Fpasswd', 'name=%E2%80%AEgpj.exe');
 
 const authorization = fc.oneof(
   fc.uint8Array({ minLength: 1, maxLength: 20 }).map((b) => `Basic ${Buffer.from(b).toString('base64')}`),
@@ -149,7 +162,9 @@ const host = fc.constantFrom('a b', '', '[::1', 'x:99999', 'exa%41mple', 'gitlab
 
 const fileSpec: fc.Arbitrary<FileSpec> = fc.record({
   field: fc.constantFrom('file', 'avatar', 'name', 'x[]'),
-  filename: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('a\0b.png', '../../x', 'caf\u00e9.txt', '\ud800.bin', '😀.png')),
+  filename: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('a\0b.png', '../../x', 'caf\u00e9.txt', '\ud800.bin', '😀.png',
+    '../../etc/passwd', '..%2f..%2fetc%2fpasswd', '%2e%2e%2f%2e%2e%2fx.png', '..\\..\\boot.ini', '/etc/passwd', 'C:\\x.png', '.', '..', '',
+    '\u202egnp.exe', 'e\u0301\u0301\u0301.png', 'x'.repeat(300))),
   content: fc.uint8Array({ maxLength: 2000 }).map((a) => Buffer.from(a)),
 });
 
@@ -302,6 +317,8 @@ function poisonsFor(route: RouteDef): Poison[] {
     { name: 'invalid-json', apply: (s) => ({ ...s, encoding: 'odd', contentType: 'application/json', rawBody: Buffer.from('{"name":') }) },
     { name: 'broken-multipart', apply: (s) => ({ ...s, encoding: 'odd', contentType: 'multipart/form-data', rawBody: Buffer.from('--x\r\n') }) },
     { name: 'invalid-utf8-multipart', apply: (s) => ({ ...s, encoding: 'multipart', truncateMultipart: false, body: { ...s.body, zz_poison: new RawBytes(Buffer.from([0x61, 0xc0, 0x62])) } }) },
+    // Clean transport (no odd Host, query, encoding or credentials), so that the body limit is what refuses it.
+    { name: 'oversized-json', apply: (s) => ({ ...s, query: {}, rawQuery: undefined, host: undefined, contentEncoding: undefined, authorization: undefined, encoding: 'odd', contentType: 'application/json', rawBody: OVERSIZED_JSON }) },
     { name: 'unknown-token', apply: (s) => ({ ...without(s, TOKEN_KEYS), caller: 'bad-token', authorization: undefined }) },
   ];
   if (route.access !== 'public') {
