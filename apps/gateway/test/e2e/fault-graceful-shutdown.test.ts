@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { decodeEnvelope, topicFor } from '@glp/events';
 import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/testing';
 import { startLoad, tally } from './faults/load';
+import { brokenInvariants } from './fuzz/db-invariants';
 
 /**
  * Issue #13, faults: graceful shutdown (SIGTERM) under writes drains what is in flight and loses or duplicates no work.
@@ -89,6 +90,7 @@ describe('graceful shutdown under writes', () => {
     expect(createdEvents.length).toBe(ids.length);
     expect(duplicated).toBe(0);
     await eventually(async () => (await pool.query(`SELECT 1 FROM ${stack.schemas.repoAdmin}.repositories WHERE project_id = ANY($1)`, [ids])).rowCount === ids.length, 30_000, 200);
+    expect(await brokenInvariants(pool, stack.schemas)).toEqual([]);
     console.log(`SIGTERM projects: ${topic.size} events on the projects topic, ${duplicated} duplicated, ${ids.length} repositories created once each`);
   }, 120_000);
 

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { eventually, infraFromEnv, startPrivateKafka, startStack, type PrivateInfra, type RunningStack } from '@glp/testing';
+import { brokenInvariants } from './fuzz/db-invariants';
 
 /**
  * Issue #13, faults: Kafka stopped for 60 s while clients create, edit and delete projects (with hooks and push rules).
@@ -132,5 +133,7 @@ describe('Kafka stopped for 60 s under writes', () => {
         `${drainedMs} ms after the restart began (first event applied at ${JSON.stringify(firstAt)}, all at ${JSON.stringify(doneAt)}); handled per consumer ${JSON.stringify(handled)}, lost ${JSON.stringify(lost)}`,
     );
     expect(Object.values(lost).every((n) => n === 0)).toBe(true);
+    // And nothing half-written or orphaned anywhere (the route fuzzer's invariants, here after thousands of real writes).
+    expect(await brokenInvariants(pool, s)).toEqual([]);
   }, 300_000);
 });
