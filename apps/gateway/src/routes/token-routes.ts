@@ -7,7 +7,8 @@ import { personalAccessToken } from '../presenters/user';
 /**
  * Personal access tokens (`lib/api/personal_access_tokens.rb`, self/rotate in `.../self_information.rb` and
  * `.../self_rotation.rb`): administrators see and manage every token, users their own (another user's `user_id`: 401;
- * another user's token: 404 on read and rotate, 400 on revoke, as GitLab). `self` is the token of the request.
+ * another user's token: 401 on read and rotate (404 only to administrators), 400 on revoke, as GitLab). `self` is the
+ * token of the request.
  * Revocation and rotation take effect on every gateway within a second (identity empties the shared cache).
  */
 

@@ -109,7 +109,7 @@ describe('users and tokens, invalidated on every gateway within a second', () =>
     expect(self).toMatchObject({ id: own[0].id, name: 'e2e', active: true, revoked: false, scopes: ['api'] });
     expect(await expectJson(await api(`/personal_access_tokens?user_id=${ids.carol}`, { token: tokens.bob }), 401)).toEqual({ message: '401 Unauthorized' });
     const carols = await expectJson(await api(`/personal_access_tokens?user_id=${ids.carol}`), 200);
-    expect(await expectJson(await api(`/personal_access_tokens/${carols[0].id}`, { token: tokens.bob }), 404)).toEqual({ message: '404 Not Found' });
+    expect(await expectJson(await api(`/personal_access_tokens/${carols[0].id}`, { token: tokens.bob }), 401)).toEqual({ message: '401 Unauthorized' });
     expect(await expectJson(await api(`/personal_access_tokens/${carols[0].id}`, { method: 'DELETE', token: tokens.bob }), 400)).toEqual({ message: '400 Bad request' });
     expect(await expectJson(await api('/personal_access_tokens/999999', { method: 'DELETE' }), 404)).toEqual({ message: '404 Not found' });
   });

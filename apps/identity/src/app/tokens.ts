@@ -1,6 +1,6 @@
 import { withTransaction, type Pool } from '@glp/db';
-import { badRequest, notFound, recordNotFound, unauthenticated, type Actor } from '@glp/service-kit';
-import { canManageToken, generateTokenSecret, rotatedExpiry, tokenDigest, tokenState } from '../domain/tokens';
+import { badRequest, recordNotFound, unauthenticated, type Actor } from '@glp/service-kit';
+import { canManageToken, generateTokenSecret, tokenRefusal, rotatedExpiry, tokenDigest, tokenState } from '../domain/tokens';
 import type { AuthCacheInvalidator } from '../events/auth-cache-invalidator';
 import { findTokenById, insertToken, listTokens as listTokenRows, revokeToken as revokeTokenRow, type TokenWithState } from '../store/tokens-store';
 
@@ -32,10 +32,10 @@ export async function listTokens(deps: TokensDeps, actor: Actor, input: ListToke
   });
 }
 
-/** GET /personal_access_tokens/:id (and /self): the owner's or an administrator's; anything else is 404. */
+/** GET /personal_access_tokens/:id (and /self): the owner's or an administrator's; else 404 to administrators, 401 to others. */
 export async function getToken(deps: TokensDeps, actor: Actor, id: number): Promise<TokenWithState> {
   const token = await findTokenById(deps.pool, id);
-  if (!token || !canManageToken(actor, token.user_id)) throw notFound();
+  if (!token || !canManageToken(actor, token.user_id)) throw tokenRefusal(actor);
   return token;
 }
 
@@ -58,7 +58,7 @@ export async function rotateToken(deps: TokensDeps, actor: Actor, id: number, ex
   const secret = generateTokenSecret();
   const { row, oldDigest } = await withTransaction(deps.pool, async (client) => {
     const token = await findTokenById(client, id, true);
-    if (!token || !canManageToken(actor, token.user_id)) throw notFound();
+    if (!token || !canManageToken(actor, token.user_id)) throw tokenRefusal(actor);
     if (tokenState({ revoked: token.revoked, expiresAt: token.expires_at, userState: 'active' }) !== 'active') {
       throw badRequest(token.revoked ? 'Token already revoked' : 'Token already expired');
     }

@@ -1,5 +1,5 @@
 import { DomainError } from '@glp/service-kit';
-import { canManageToken, generateTokenSecret, resolveNewToken, rotatedExpiry, tokenDigest, tokenState } from './tokens';
+import { canManageToken, generateTokenSecret, resolveNewToken, rotatedExpiry, tokenDigest, tokenRefusal, tokenState } from './tokens';
 
 describe('personal access tokens', () => {
   const now = new Date('2026-11-23T10:00:00Z');
@@ -55,5 +55,11 @@ describe('token rotation and management rules', () => {
     expect(canManageToken({ kind: 'user', id: 3, admin: false }, 3)).toBe(true);
     expect(canManageToken({ kind: 'user', id: 4, admin: false }, 3)).toBe(false);
     expect(canManageToken({ kind: 'user', id: 4, admin: true }, 3)).toBe(true);
+  });
+
+  it('refuses another user\'s (or a missing) token as GitLab: 404 to administrators only, 401 to everyone else', () => {
+    expect(tokenRefusal({ admin: true })).toMatchObject({ kind: 'not_found' });
+    expect(tokenRefusal({ admin: false })).toMatchObject({ kind: 'unauthenticated' });
+    expect(tokenRefusal({ admin: false })).toBeInstanceOf(DomainError);
   });
 });

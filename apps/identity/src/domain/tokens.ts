@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { invalid } from '@glp/service-kit';
+import { invalid, notFound, unauthenticated, type DomainError } from '@glp/service-kit';
 
 /** Personal access token scopes GitLab accepts (Gitlab::Auth). */
 export const TOKEN_SCOPES = [
@@ -94,4 +94,13 @@ export function rotatedExpiry(requested: string, now = new Date()): string {
 /** Who may see and manage a token: its owner and administrators. */
 export function canManageToken(actor: { kind: string; id: number; admin: boolean }, ownerId: number): boolean {
   return actor.admin || (actor.kind === 'user' && actor.id === ownerId);
+}
+
+/**
+ * Reading or rotating a token the caller may not manage (or one that does not exist), lib/api/personal_access_tokens.rb
+ * `get ':id'` / `post ':id/rotate'`: "Only admins should be informed if the token doesn't exist" —
+ * `current_user.can_admin_all_resources? ? not_found! : unauthorized!`.
+ */
+export function tokenRefusal(actor: { admin: boolean }): DomainError {
+  return actor.admin ? notFound() : unauthenticated();
 }
