@@ -1,4 +1,5 @@
 export * from './migrate';
 export * from './pool';
+export * from './query-counter';
 export * from './transaction';
 export type { Pool, PoolClient } from 'pg';

@@ -1,4 +1,5 @@
 import { Pool, types, type PoolConfig } from 'pg';
+import { countQueries } from './query-counter';
 
 // int8 (bigint ids, counts) as JS numbers: ids stay far below 2^53.
 types.setTypeParser(20, (v) => Number.parseInt(v, 10));
@@ -42,6 +43,7 @@ export function createPool(opts: PoolOptions): Pool {
   // A checked-out client has no pool listener: one whose server goes away between two queries of a transaction
   // (PostgreSQL restarted) would crash the process the same way. Its next query fails instead, and the pool drops it
   // on release (fault-postgres-restart.test.ts).
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  // Each connection counts its queries per request (glp_request_sql_queries_total, query-counter.ts).
+  pool.on('connect', (client) => countQueries(client).on('error', () => undefined));
   return pool;
 }

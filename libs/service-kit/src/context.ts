@@ -5,6 +5,8 @@ import type { Actor } from './actor';
 export interface RequestContext {
   requestId: string;
   actor?: Actor;
+  /** What is being served (the gRPC method path, the gateway's `VERB /route`): the label of the request-cost counters. */
+  operation?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -11,6 +11,7 @@ import {
 import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorSigner, type Actor } from './actor';
 import { currentContext } from './context';
 import { fromGrpcError } from './errors';
+import { countRequestGrpcCall } from './request-cost';
 import { REQUEST_ID_HEADER } from './grpc-server';
 
 export interface ClientCallOptions {
@@ -81,6 +82,7 @@ export function createGrpcClient<C extends Client>(
         md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
         md.set(REQUEST_ID_HEADER, callOpts.requestId ?? ctx?.requestId ?? randomUUID());
         const deadline = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
+        countRequestGrpcCall();
         (fn as UnaryFn<unknown, unknown>).call(raw, request, md, { deadline }, (err, res) =>
           err ? reject(fromGrpcError(err)) : resolve(res),
         );

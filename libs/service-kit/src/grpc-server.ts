@@ -70,7 +70,7 @@ export function bindService<S>(
         callback({ code: e.code, details: e.details, metadata: e.metadata });
         return;
       }
-      runWithContext({ requestId, actor }, () => {
+      runWithContext({ requestId, actor, operation: method.path }, () => {
         handler(call.request, { actor, requestId, metadata: call.metadata }).then(
           (res) => {
             done('OK');

@@ -30,7 +30,7 @@ export function registerRoutes(router: Router, defs: readonly RouteDef[], deps: 
         const parsed = parseParams(def.params, mergeParams({ query: req.query, body: req.body, params: req.params as Record<string, string> }));
         if (!parsed.ok) throw HttpError.paramError(parsed.error);
         const requestId = currentContext()?.requestId ?? String(res.getHeader('X-Request-Id') ?? '');
-        const result = await runWithContext({ requestId, actor }, () =>
+        const result = await runWithContext({ requestId, actor, operation: `${def.method} ${def.path}` }, () =>
           def.handler({ req, res, actor, user, tokenId, params: parsed.value, urls: deps.urlsFor(req), services: deps.services }),
         );
         if (result.stream) await sendStream(res, result.status ?? 200, result.stream, result.headers);

@@ -1,0 +1,125 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { lineChartPng, type Series } from './line-chart';
+import type { Measurement } from './measurement';
+
+export const BARE = 'baseline: bare node http (ceiling)';
+export const GRPC = 'baseline: gRPC projects GetProject';
+export const SQL = 'baseline: SQL alone (GetProject SELECT)';
+
+export interface SuiteRun {
+  startedAt: string;
+  finishedAt: string;
+  machine: { cpus: string; cores: number; memoryGb: number; node: string; platform: string };
+  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number };
+  seeding: { size: number; ms: number }[];
+  measurements: Measurement[];
+}
+
+export interface GrowthRow {
+  scenario: string;
+  concurrency: number;
+  p50AtMin: number;
+  p50AtMax: number;
+  /** p50 at the largest size over p50 at the smallest. */
+  ratio: number;
+}
+
+export function growthRows(run: SuiteRun): GrowthRow[] {
+  const sizes = run.config.sizes;
+  if (sizes.length < 2) return [];
+  const [min, max] = [Math.min(...sizes), Math.max(...sizes)];
+  const rows: GrowthRow[] = [];
+  for (const m of run.measurements.filter((x) => x.growth && x.size === min)) {
+    const big = run.measurements.find((x) => x.scenario === m.scenario && x.concurrency === m.concurrency && x.size === max);
+    if (big) rows.push({ scenario: m.scenario, concurrency: m.concurrency, p50AtMin: m.p50, p50AtMax: big.p50, ratio: big.p50 / m.p50 });
+  }
+  return rows;
+}
+
+const n = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+const mb = (x: number) => x.toFixed(0);
+
+function servicesCell(m: Measurement): string {
+  if (!m.services) return '';
+  return Object.entries(m.services)
+    .filter(([, u]) => u.cpuPercent >= 5)
+    .sort((a, b) => b[1].cpuPercent - a[1].cpuPercent)
+    .map(([name, u]) => `${name} ${u.cpuPercent.toFixed(0)}% ${mb(u.rssMb)} MB`)
+    .join(', ');
+}
+
+export function markdownReport(run: SuiteRun, charts: string[]): string {
+  const out: string[] = [
+    `# Benchmark suite, ${run.startedAt}`,
+    '',
+    `Machine: ${run.machine.cores} × ${run.machine.cpus}, ${run.machine.memoryGb.toFixed(1)} GB, Node ${run.machine.node} (${run.machine.platform}).`,
+    `Settings: sizes ${run.config.sizes.join(', ')}; concurrency ${run.config.concurrency.join(', ')}; ${run.config.seconds} s measured after ${run.config.warmupSeconds} s warm-up per run; ${run.config.namespaces} namespaces.`,
+    `Seeding (SQL, TRUNCATE + generate_series, VACUUM ANALYZE): ${run.seeding.map((s) => `${s.size} in ${(s.ms / 1000).toFixed(1)} s`).join('; ')}.`,
+    '',
+    'Latencies in ms. "of ceiling": requests/s as a fraction of the bare Node http server at the same concurrency.',
+    'Services: CPU (100% = one core) and peak RSS of each service using ≥ 5% CPU during the run, from its /metrics.',
+    '',
+  ];
+  const bare = (c: number) => run.measurements.find((m) => m.scenario === BARE && m.concurrency === c);
+  for (const size of run.config.sizes) {
+    out.push(`## ${size.toLocaleString('en-US')} projects`, '', '| scenario | conc. | req/s | p50 | p90 | p99 | errors | non-2xx | of ceiling | services |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    const rows = run.measurements.filter((m) => m.size === size || (m.scenario === BARE && size === run.config.sizes[0]));
+    for (const m of rows) {
+      const ceiling = bare(m.concurrency);
+      const frac = ceiling && m.scenario !== BARE ? n(m.rps / ceiling.rps, 3) : '';
+      out.push(`| ${m.scenario} | ${m.concurrency} | ${n(m.rps, 0)} | ${n(m.p50)} | ${n(m.p90)} | ${n(m.p99)} | ${m.errors} | ${m.non2xx} | ${frac} | ${servicesCell(m)} |`);
+    }
+    out.push('');
+  }
+  const growth = growthRows(run);
+  if (growth.length) {
+    out.push(`## Growth: p50 at ${Math.max(...run.config.sizes).toLocaleString('en-US')} over p50 at ${Math.min(...run.config.sizes).toLocaleString('en-US')} projects`, '',
+      '| scenario | conc. | p50 small | p50 large | ratio |', '|---|---:|---:|---:|---:|');
+    for (const g of growth) out.push(`| ${g.scenario} | ${g.concurrency} | ${n(g.p50AtMin)} | ${n(g.p50AtMax)} | ${n(g.ratio)} |`);
+    out.push('');
+  }
+  out.push('## Charts', '', ...charts.map((c) => `- ${c}`), '');
+  return out.join('\n');
+}
+
+/** Charts: p50 and p90 vs concurrency per size (every scenario and baseline), p50 vs size per concurrency (growth ones). */
+function writeCharts(dir: string, run: SuiteRun): string[] {
+  const files: string[] = [];
+  const write = (file: string, spec: Parameters<typeof lineChartPng>[0]) => {
+    if (!spec.series.some((s) => s.points.length)) return;
+    writeFileSync(path.join(dir, file), lineChartPng(spec));
+    files.push(file);
+  };
+  const names = [...new Set(run.measurements.map((m) => m.scenario))];
+  for (const size of run.config.sizes) {
+    for (const q of ['p50', 'p90'] as const) {
+      const series: Series[] = names.map((name) => ({
+        name,
+        points: run.measurements.filter((m) => m.scenario === name && (m.size === size || m.scenario === BARE)).map((m) => [m.concurrency, m[q]] as [number, number]),
+      }));
+      write(`latency-vs-concurrency-${size}-${q}.png`, { title: `${q} latency vs concurrency, ${size.toLocaleString('en-US')} projects`, xLabel: 'concurrent connections (log scale)', yLabel: `${q} ms`, series, logX: true });
+    }
+  }
+  if (run.config.sizes.length > 1) {
+    const grown = names.filter((name) => name === GRPC || name === SQL || run.measurements.some((m) => m.scenario === name && m.growth));
+    for (const c of run.config.concurrency) {
+      const series: Series[] = grown.map((name) => ({
+        name,
+        points: run.measurements.filter((m) => m.scenario === name && m.concurrency === c).map((m) => [m.size, m.p50] as [number, number]),
+      }));
+      write(`latency-vs-n-c${c}.png`, { title: `p50 latency vs projects, ${c} connection(s)`, xLabel: 'projects (log scale)', yLabel: 'p50 ms', series, logX: true });
+    }
+  }
+  return files;
+}
+
+/** results.json, report.md and the charts into `dir`; returns the report. */
+export function writeResults(dir: string, run: SuiteRun): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify({ ...run, growth: growthRows(run) }, null, 2)}\n`);
+  const charts = writeCharts(dir, run);
+  const md = markdownReport(run, charts);
+  writeFileSync(path.join(dir, 'report.md'), md);
+  return md;
+}

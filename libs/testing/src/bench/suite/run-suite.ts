@@ -1,0 +1,129 @@
+/**
+ * The benchmark suite (issue 14): boots its own stack, seeds projects with SQL bulk loads at each of BENCH_SIZES,
+ * measures the baselines (bare Node http, direct gRPC GetProject, the SQL alone) and every scenario through the gateway
+ * with autocannon at each of BENCH_CONCURRENCY, and writes results.json, report.md and PNG charts under
+ * bench/results/<timestamp>/. See bench/README.md.
+ *
+ *   npm run bench:suite
+ *   BENCH_SIZES=10000 BENCH_SECONDS=3 BENCH_CONCURRENCY=1,8 npm run bench:suite     (a smoke run)
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { benchInfra } from '../bench-kit';
+import { REPO_ROOT } from '../../infra';
+import { startStack, type RunningStack } from '../../stack';
+import { grpcGetProject, sqlGetProject, startBareServer } from './baselines';
+import { httpLoad } from './load';
+import type { LoadNumbers, Measurement } from './measurement';
+import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
+import { selectedScenarios, type ScenarioContext } from './scenarios';
+import { seedAccessRequests, seedProjects } from './seed-projects';
+import { watchServices } from './service-metrics';
+import { suiteConfig } from './suite-config';
+
+async function createMember(stack: RunningStack): Promise<{ id: number; token: string }> {
+  const call = async (p: string, body: unknown) => {
+    const res = await fetch(`${stack.apiUrl}${p}`, { method: 'POST', headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${p}: ${res.status} ${text.slice(0, 200)}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const user = await call('/users', { username: 'bench-member', name: 'Bench Member', email: 'bench-member@example.com', password: 'bench-password-1' });
+  const token = await call(`/users/${user.id as number}/personal_access_tokens`, { name: 'bench', scopes: ['api'] });
+  return { id: user.id as number, token: token.token as string };
+}
+
+async function createProject(stack: RunningStack, name: string): Promise<number> {
+  const res = await fetch(`${stack.apiUrl}/projects`, { method: 'POST', headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`POST /projects: ${res.status} ${text.slice(0, 200)}`);
+  return (JSON.parse(text) as { id: number }).id;
+}
+
+async function main(): Promise<void> {
+  const cfg = suiteConfig();
+  const startedAt = new Date();
+  const infra = await benchInfra();
+  const stack = await startStack({ name: 'bench_suite' });
+  const db = new Client({ connectionString: infra.databaseUrl });
+  await db.connect();
+  const measurements: Measurement[] = [];
+  const seeding: SuiteRun['seeding'] = [];
+  const { BENCH_SECONDS: seconds, BENCH_WARMUP_SECONDS: warmup } = cfg;
+  const levels = cfg.BENCH_CONCURRENCY;
+  const record = (m: Omit<Measurement, 'seconds'>) => {
+    const full = { ...m, seconds };
+    measurements.push(full);
+    const bad = m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : '';
+    console.log(`  ${m.scenario.padEnd(58)} c=${String(m.concurrency).padEnd(3)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2).padStart(7)}  p90 ${m.p90.toFixed(2).padStart(7)}  p99 ${m.p99.toFixed(2).padStart(7)} ms${bad}`);
+  };
+  const watched = async (run: () => Promise<LoadNumbers>) => {
+    const watch = watchServices(stack.metricsUrls);
+    const numbers = await run();
+    return { ...numbers, services: await watch.stop() };
+  };
+  try {
+    const member = await createMember(stack);
+    // Enough pending requests for the approve scenario at ~1,000 approvals/s at every level (warm-ups included).
+    const requestsPerSize = Math.min(200_000, Math.max(2000, Math.ceil(1000 * (seconds + warmup) * levels.length)));
+    const scenarios = selectedScenarios(cfg.BENCH_SCENARIOS);
+    for (const [sizeIndex, size] of cfg.BENCH_SIZES.entries()) {
+      const seeded = await seedProjects(db, stack, { projects: size, namespaces: cfg.BENCH_NAMESPACES, memberId: member.id });
+      // Approval adds a member, which needs the project's namespace known to identity: root's own, made through the API.
+      const wantsApprove = scenarios.some((s) => s.name.includes('approve'));
+      const approveProjectId = wantsApprove ? await createProject(stack, `bench approvals ${size}`) : 0;
+      const firstRequesterId = wantsApprove
+        ? await seedAccessRequests(db, stack, { projectId: approveProjectId, from: sizeIndex * requestsPerSize, count: requestsPerSize })
+        : 0;
+      seeding.push({ size, ms: seeded.ms });
+      console.log(`${size} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s (${cfg.BENCH_NAMESPACES} namespaces, the member on ${seeded.memberProjectIds.length})`);
+      const ids = Array.from({ length: Math.min(997, size) }, (_, i) => 1 + Math.floor((i * size) / Math.min(997, size)));
+
+      if (sizeIndex === 0) {
+        const res = await fetch(`${stack.apiUrl}/projects/1`, { headers: { 'PRIVATE-TOKEN': stack.rootToken } });
+        const body = await res.text();
+        if (res.status !== 200) throw new Error(`GET /projects/1: ${res.status} ${body.slice(0, 200)}`);
+        const bare = await startBareServer(body);
+        try {
+          for (const c of levels) record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await httpLoad({ url: bare.url }, c, seconds, warmup)) });
+        } finally {
+          bare.stop();
+        }
+      }
+      for (const c of levels) {
+        record({ scenario: GRPC, kind: 'baseline', growth: true, size, concurrency: c, ...(await watched(() => grpcGetProject(stack, ids, c, seconds, warmup))) });
+      }
+      for (const c of levels) {
+        record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup)) });
+      }
+      const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
+      for (const s of scenarios) {
+        const load = s.load(ctx);
+        for (const c of levels) {
+          record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...(await watched(() => httpLoad(load, c, seconds, warmup))) });
+        }
+      }
+    }
+  } finally {
+    await db.end();
+    await stack.stop();
+  }
+  const run: SuiteRun = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: { cpus: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGb: os.totalmem() / 2 ** 30, node: process.version, platform: `${os.platform()} ${os.release()}` },
+    config: { sizes: cfg.BENCH_SIZES, concurrency: levels, seconds, warmupSeconds: warmup, namespaces: cfg.BENCH_NAMESPACES },
+    seeding,
+    measurements,
+  };
+  const dir = path.join(cfg.BENCH_RESULTS_DIR ?? path.join(REPO_ROOT, 'bench', 'results'), startedAt.toISOString().replace(/[:.]/g, '-'));
+  const md = writeResults(dir, run);
+  console.log(`\n${md}\nwritten to ${path.relative(process.cwd(), dir) || dir}/ (results.json, report.md, *.png)`);
+  if (measurements.some((m) => m.kind === 'api' && m.errors > 0)) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,98 @@
+import type { HttpLoad } from './load';
+
+/** What the scenarios need to know about the seeded stack. */
+export interface ScenarioContext {
+  /** http://127.0.0.1:port (autocannon's origin); paths carry /api/v4. */
+  url: string;
+  rootToken: string;
+  memberToken: string;
+  /** Seeded projects (ids 1..size). */
+  size: number;
+  namespaces: number;
+  /** The project whose seeded access requests the approve scenario works through, and the first requester's id. */
+  approveProjectId: number;
+  firstRequesterId: number;
+}
+
+export interface Scenario {
+  name: string;
+  /** Compared across data sizes in the report (listings and single-project reads). */
+  growth: boolean;
+  load(ctx: ScenarioContext): HttpLoad;
+}
+
+/** Spread of ids the single-project reads cycle through (so one cached row does not stand for the table). */
+const spreadIds = (size: number, n = 997) => Array.from({ length: Math.min(n, size) }, (_, i) => 1 + Math.floor((i * size) / Math.min(n, size)));
+const pathOf = (id: number, namespaces: number) => encodeURIComponent(`team-${1 + (id % namespaces)}/project-${id}`);
+
+const get = (ctx: ScenarioContext, path: string, token = ctx.rootToken): HttpLoad => ({ url: `${ctx.url}/api/v4${path}`, headers: { 'PRIVATE-TOKEN': token } });
+const cycling = (ctx: ScenarioContext, paths: string[], token: string, method: HttpLoad['method'] = 'GET'): HttpLoad => {
+  let n = 0;
+  return { url: ctx.url, method, headers: { 'PRIVATE-TOKEN': token }, setupRequest: (req) => ({ ...req, method: method ?? 'GET', path: `/api/v4${paths[n++ % paths.length]}` }) };
+};
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'GET /projects/:id', growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${id}`), c.rootToken) },
+  { name: 'GET /projects/:path', growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${pathOf(id, c.namespaces)}`), c.rootToken) },
+  { name: 'GET /projects (admin)', growth: true, load: (c) => get(c, '/projects?per_page=20') },
+  { name: 'GET /projects?membership=true (member)', growth: true, load: (c) => get(c, '/projects?membership=true&per_page=20', c.memberToken) },
+  { name: 'GET /projects?search=4242 (member)', growth: true, load: (c) => get(c, '/projects?search=4242&per_page=20', c.memberToken) },
+  { name: 'GET /projects?topic=t7 (member)', growth: true, load: (c) => get(c, '/projects?topic=t7&per_page=20', c.memberToken) },
+  { name: 'GET /projects?order_by=last_activity_at (member)', growth: true, load: (c) => get(c, '/projects?order_by=last_activity_at&per_page=20', c.memberToken) },
+  {
+    name: 'GET /projects keyset, deep (admin)', growth: true,
+    load: (c) => get(c, `/projects?pagination=keyset&order_by=id&sort=asc&per_page=20&id_after=${Math.max(0, c.size - 100)}`),
+  },
+  {
+    name: 'GET /projects offset page 25, visibility+order (admin)', growth: true,
+    load: (c) => get(c, '/projects?visibility=internal&order_by=last_activity_at&sort=desc&page=25&per_page=20'),
+  },
+  {
+    name: 'POST /projects (admin)', growth: false,
+    load: (c) => {
+      let n = 0;
+      const run = `${Date.now().toString(36)}-${c.size}`;
+      return {
+        url: c.url, method: 'POST', headers: { 'PRIVATE-TOKEN': c.rootToken },
+        setupRequest: (req) => ({ ...req, method: 'POST', path: '/api/v4/projects', body: JSON.stringify({ name: `bench ${run} ${n++}` }) }),
+      };
+    },
+  },
+  {
+    name: 'POST star/unstar (member)', growth: false,
+    load: (c) => {
+      // Each connection toggles its own public project (ids 3k+2 are public; every 100th is already starred).
+      let next = 1;
+      const project = () => {
+        for (;;) {
+          const id = 3 * next++ + 2;
+          if (id % 100 !== 0) return id;
+        }
+      };
+      return {
+        url: c.url, method: 'POST', headers: { 'PRIVATE-TOKEN': c.memberToken },
+        setupRequest: (req, context) => {
+          const id = (context.project ??= project()) as number;
+          const n = ((context.n as number | undefined) ?? 0) + 1;
+          context.n = n;
+          return { ...req, method: 'POST', path: `/api/v4/projects/${id}/${n % 2 ? 'star' : 'unstar'}` };
+        },
+      };
+    },
+  },
+  {
+    name: 'PUT access request approve (admin)', growth: false,
+    load: (c) => {
+      let user = c.firstRequesterId;
+      return {
+        url: c.url, method: 'PUT', headers: { 'PRIVATE-TOKEN': c.rootToken },
+        setupRequest: (req) => ({ ...req, method: 'PUT', path: `/api/v4/projects/${c.approveProjectId}/access_requests/${user++}/approve`, body: '{}' }),
+      };
+    },
+  },
+];
+
+export function selectedScenarios(filter: string): Scenario[] {
+  const words = filter.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
+  return words.length ? SCENARIOS.filter((s) => words.some((w) => s.name.toLowerCase().includes(w))) : SCENARIOS;
+}
