@@ -25,6 +25,23 @@ async function infra(action: 'up' | 'down', component: 'pg' | 'kafka', env: Reco
   await run('bash', [INFRA, action, component], { env: { ...process.env, ...env }, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
 }
 
+/** Starts `component` with `env` (a state dir of its own), answering the PrivateInfra that stops and removes it. */
+async function startPrivate(component: 'pg' | 'kafka', dir: string, env: Record<string, string>, url: string): Promise<PrivateInfra> {
+  let removed = false;
+  await infra('up', component, env);
+  return {
+    url,
+    up: () => infra('up', component, env),
+    down: () => infra('down', component, env),
+    async remove() {
+      if (removed) return;
+      removed = true;
+      await infra('down', component, env).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * A single-node Kafka broker of its own (deploy/local/infra.sh with another state dir and ports, the shared jars):
  * tests that stop the broker run next to the others instead of alone.
@@ -33,19 +50,7 @@ export async function startPrivateKafka(): Promise<PrivateInfra> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'glp-kafka-'));
   const [port, controller] = [await freePort(), await freePort()];
   const env = { INFRA_STATE_DIR: dir, KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller), KAFKA_LIB: path.join(SHARED_STATE, 'kafka/lib') };
-  let removed = false;
-  await infra('up', 'kafka', env);
-  return {
-    url: `127.0.0.1:${port}`,
-    up: () => infra('up', 'kafka', env),
-    down: () => infra('down', 'kafka', env),
-    async remove() {
-      if (removed) return;
-      removed = true;
-      await infra('down', 'kafka', env).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return startPrivate('kafka', dir, env, `127.0.0.1:${port}`);
 }
 
 /**
@@ -56,18 +61,5 @@ export async function startPrivateKafka(): Promise<PrivateInfra> {
 export async function startPrivatePostgres(cluster = 'glp_faults'): Promise<PrivateInfra> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'glp-pg-'));
   const port = await freePort();
-  const env = { INFRA_STATE_DIR: dir, PG_CLUSTER: cluster, PG_PORT: String(port) };
-  let removed = false;
-  await infra('up', 'pg', env);
-  return {
-    url: `postgres://app:app@127.0.0.1:${port}/app`,
-    up: () => infra('up', 'pg', env),
-    down: () => infra('down', 'pg', env),
-    async remove() {
-      if (removed) return;
-      removed = true;
-      await infra('down', 'pg', env).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return startPrivate('pg', dir, { INFRA_STATE_DIR: dir, PG_CLUSTER: cluster, PG_PORT: String(port) }, `postgres://app:app@127.0.0.1:${port}/app`);
 }

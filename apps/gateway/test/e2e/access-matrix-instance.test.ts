@@ -28,6 +28,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'pg';
 import { startStack, type RunningStack } from '@glp/testing';
+import { matrixHttp, type Answer, type Req } from './access-matrix/matrix-http';
 
 /**
  * Issue #13: every endpoint without a project × ten callers × (group visibility | target user), 0 mismatches; a group
@@ -195,8 +196,6 @@ const TOKEN_REVOKE = table({ other: [401, 400, 400, 400, 400, 400, 400, 'ok', 'b
 
 // ─── The runner ──────────────────────────────────────────────────────────────────────────────────────────────────
 
-interface Req { method: string; path: string; json?: Record<string, unknown> }
-interface Answer { status: number; headers: Headers; text: string; body: unknown }
 interface Endpoint {
   name: string;
   table: Table;
@@ -231,27 +230,7 @@ describe('access matrix of groups, namespaces, users, tokens and settings (issue
   let cellsRun = 0;
   const mismatches: string[] = [];
 
-  const call = async (as: string | null, req: Req): Promise<Answer> => {
-    const headers = new Headers();
-    const token = as === null ? undefined : tokens[as];
-    if (as !== null && !token) throw new Error(`no token for ${as}`);
-    if (token) headers.set('PRIVATE-TOKEN', token);
-    if (req.json) headers.set('Content-Type', 'application/json');
-    const res = await fetch(`${stack.apiUrl}${req.path}`, { method: req.method, headers, body: req.json ? JSON.stringify(req.json) : undefined });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed };
-  };
-  const must = async (as: string, method: string, path: string, want: number, json?: Record<string, unknown>) => {
-    const a = await call(as, { method, path, json });
-    if (a.status !== want) throw new Error(`setup ${method} ${path} as ${as}: expected ${want}, got ${a.status}: ${a.text}`);
-    return a.body as any;
-  };
+  const { call, must } = matrixHttp(() => stack.apiUrl, tokens);
 
   async function runCell(c: Cell): Promise<string | undefined> {
     const want = expected(c);

@@ -56,6 +56,7 @@ import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { Pool } from 'pg';
 import { startStack, type RunningStack } from '@glp/testing';
+import { matrixHttp, type Answer, type Req } from './access-matrix/matrix-http';
 
 /**
  * Issue #13: the access matrix over the project-scoped endpoints the issue #8 matrix (project-access-matrix.test.ts)
@@ -316,21 +317,6 @@ interface Fixture {
   hookLogId: number;
 }
 
-interface Req {
-  method: string;
-  path: string;
-  json?: Record<string, unknown>;
-  /** A multipart body: one file field `file`. */
-  file?: { name: string; content: string; type: string };
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: unknown;
-}
-
 interface Endpoint {
   name: string;
   table: Table;
@@ -384,35 +370,7 @@ describe('access matrix of hooks, push rules, uploads, mirrors, repository admin
   let receiverUrl = '';
   const deliveries: string[] = [];
 
-  const call = async (as: string | null, req: Req): Promise<Answer> => {
-    const headers = new Headers();
-    const token = as === null ? undefined : tokens[as];
-    if (as !== null && !token) throw new Error(`no token for ${as}`);
-    if (token) headers.set('PRIVATE-TOKEN', token);
-    let body: string | FormData | undefined;
-    if (req.json) {
-      headers.set('Content-Type', 'application/json');
-      body = JSON.stringify(req.json);
-    } else if (req.file) {
-      body = new FormData();
-      body.append('file', new Blob([req.file.content], { type: req.file.type }), req.file.name);
-    }
-    const res = await fetch(`${stack.apiUrl}${req.path}`, { method: req.method, headers, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed };
-  };
-  /** Setup requests: must succeed with `want`. */
-  const must = async (as: string, method: string, path: string, want: number, json?: Record<string, unknown>) => {
-    const a = await call(as, { method, path, json });
-    if (a.status !== want) throw new Error(`setup ${method} ${path} as ${as}: expected ${want}, got ${a.status}: ${a.text}`);
-    return a.body as any;
-  };
+  const { call, must } = matrixHttp(() => stack.apiUrl, tokens);
 
   async function runCell(c: Cell): Promise<string | undefined> {
     const want = expected(c);

@@ -64,6 +64,28 @@ export function branchName(ref: string): string | undefined {
   return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
 }
 
+/**
+ * Compiled filters by (flags, source): MatchHooks asks for every hook of a project on every push, and a filter changes
+ * far less often than it is matched. Bounded (the oldest entry goes); a pattern that does not compile is remembered
+ * as `null` (matches nothing) rather than compiled again.
+ */
+const compiled = new Map<string, RE2JS | null>();
+const COMPILED_MAX = 1000;
+function compileCached(source: string, flags: number): RE2JS | null {
+  const key = `${flags}:${source}`;
+  let re = compiled.get(key);
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(source, flags);
+    } catch {
+      re = null;
+    }
+    if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, re);
+  }
+  return re;
+}
+
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
@@ -74,7 +96,7 @@ export function wildcardMatches(filter: string, branch: string): boolean {
   if (!filter.includes('*')) return false;
   const source = `^${filter.split('*').map(escapeRegExp).join('.*?')}$`;
   // Linear in practice: only literals and lazy `.*?` (RE2 anyway, so no backtracking blow-up on long names).
-  return RE2JS.compile(source, RE2JS.DOTALL).testExact(branch);
+  return compileCached(source, RE2JS.DOTALL)?.testExact(branch) ?? false;
 }
 
 /**
@@ -90,11 +112,7 @@ export function hookWantsRef(hook: { strategy: string; filter: string | null }, 
     case 'all_branches':
       return true;
     case 'regex':
-      try {
-        return RE2JS.compile(hook.filter).test(branch);
-      } catch {
-        return false;
-      }
+      return compileCached(hook.filter, 0)?.test(branch) ?? false;
     case 'wildcard':
       return wildcardMatches(hook.filter, branch);
     default:

@@ -14,6 +14,7 @@
 import { Client } from 'pg';
 import { benchInfra, latencySummary } from './bench-kit';
 import { startStack } from '../stack';
+import { seedProjects } from './suite/seed-projects';
 
 const fmt = (samples: number[]) => `${latencySummary(samples)}  (n=${samples.length})`;
 
@@ -37,32 +38,8 @@ async function main(): Promise<void> {
     })).body as { id: number };
     const token = ((await call(`/users/${user.id}/personal_access_tokens`, stack.rootToken, { method: 'POST', body: JSON.stringify({ name: 'bench', scopes: ['api'] }) })).body as { token: string }).token;
 
-    const t0 = Date.now();
-    await db.query(`SET search_path TO ${stack.schemas.projects}, public`);
-    await db.query('BEGIN');
-    await db.query(
-      `INSERT INTO namespaces (id, name, path, kind, full_path, version)
-       SELECT 1000000 + g, 'team ' || g, 'team-' || g, 'group', 'team-' || g, 1 FROM generate_series(1, $1::int) g`,
-      [namespaces],
-    );
-    await db.query(
-      `INSERT INTO projects (namespace_id, name, path, description, visibility, creator_id, topics, last_activity_at)
-       SELECT 1000000 + 1 + (g % $2::int), 'Project ' || g || ' ' || md5(g::text), 'project-' || g, 'Service number ' || g || ' of the fleet',
-              (ARRAY['private', 'internal', 'public'])[1 + g % 3], 1, ARRAY['t' || (g % 50)], now() - (g || ' minutes')::interval
-       FROM generate_series(1, $1::int) g`,
-      [projects, namespaces],
-    );
-    await db.query(
-      `INSERT INTO project_members (project_id, user_id, access_level, created_by)
-       SELECT id, $1, (ARRAY[10, 20, 30, 40])[1 + id % 4], 1 FROM projects WHERE id % 200 = 0`,
-      [user.id],
-    );
-    await db.query(`INSERT INTO stars (project_id, user_id) SELECT id, $1 FROM projects WHERE id % 100 = 0`, [user.id]);
-    await db.query('COMMIT');
-    await db.query('VACUUM ANALYZE projects');
-    await db.query('VACUUM ANALYZE project_members');
-    await db.query('VACUUM ANALYZE namespaces');
-    console.log(`seeded ${projects} projects over ${namespaces} namespaces in ${Date.now() - t0} ms; the member is on ${Math.floor(projects / 200)}, stars ${Math.floor(projects / 100)}`);
+    const seeded = await seedProjects(db, stack, { projects, namespaces, memberId: user.id });
+    console.log(`seeded ${projects} projects over ${namespaces} namespaces in ${seeded.ms} ms; the member is on ${Math.floor(projects / 200)}, stars ${Math.floor(projects / 100)}`);
 
     const { rows: [one] } = await db.query<{ id: string }>(`SELECT id FROM projects WHERE visibility = 'private' AND id % 200 = 0 LIMIT 1`);
     const time = async (path: string) => {
