@@ -81,12 +81,6 @@ export function createApp(deps: GatewayDeps): Express {
   });
   // GitLab's Rack::Attack API throttles, once per /api/v4 request (after the body parser: a token may come as a body param).
   if (deps.services.apiRateLimits) api.use(apiRateLimits(deps.services.apiRateLimits, authenticator));
-  // Git smart HTTP, outside /api/v4 (its bodies stream to repo-admin: no body parser runs before it).
-  if (deps.gitHttp) {
-    app.use(gitHttpRoutes({ services: deps.services, authenticator, urlsFor, repoAdminUrl: deps.gitHttp.repoAdminUrl, actorSecret: deps.gitHttp.actorSecret, logger: deps.logger }));
-  }
-  // Uploads and avatars where GitLab serves them, outside /api/v4 (an upload's `full_path`, a project's `avatar_url`).
-  app.use(uploadDownloadRoutes({ services: deps.services, auth: { authenticator, findUser: userFinder(deps.services.identity) }, urlsFor }));
   registerRoutes(api, routes, {
     services: deps.services,
     auth: { authenticator, findUser: userFinder(deps.services.identity) },
@@ -96,7 +90,15 @@ export function createApp(deps: GatewayDeps): Express {
   api.use((_req, _res, next) => next(new HttpError(404, { error: '404 Not Found' })));
   // A project reached by an old path as a route's `:id`: 301 to the route with its id (GET/HEAD), else 405.
   api.use(movedProjectHandler(urlsFor));
+  // /api/v4 first: everything under it is the API (GitLab reserves `api` as a top-level path), so API requests never
+  // walk the routers below.
   app.use('/api/v4', api);
+  // Git smart HTTP, outside /api/v4 (its bodies stream to repo-admin: no body parser runs before it).
+  if (deps.gitHttp) {
+    app.use(gitHttpRoutes({ services: deps.services, authenticator, urlsFor, repoAdminUrl: deps.gitHttp.repoAdminUrl, actorSecret: deps.gitHttp.actorSecret, logger: deps.logger }));
+  }
+  // Uploads and avatars where GitLab serves them, outside /api/v4 (an upload's `full_path`, a project's `avatar_url`).
+  app.use(uploadDownloadRoutes({ services: deps.services, auth: { authenticator, findUser: userFinder(deps.services.identity) }, urlsFor }));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -1,4 +1,4 @@
-import { ActorSigner, ActorVerificationError, signActor, verifyActor, type Actor } from './actor';
+import { ActorSigner, ActorVerificationError, ActorVerifier, signActor, verifyActor, type Actor } from './actor';
 
 const SECRET = 'test-secret-of-sufficient-length';
 const GET = '/gitlab.projects.v1.ProjectsService/GetProject';
@@ -60,6 +60,34 @@ describe('signed actor', () => {
     const next = signer.sign(alice, GET, t + 1000);
     expect(next).not.toBe(a);
     expect(verifyActor(next.payload, next.signature, SECRET, GET, 300, t + 1000)).toEqual(alice);
+  });
+});
+
+describe('ActorVerifier (the memo of verified actors)', () => {
+  const t = 1_700_000_000_000;
+  const signed = signActor(alice, SECRET, GET, t);
+
+  it('answers like verifyActor, and a second call within the second from the memo (an independent copy)', () => {
+    const verifier = new ActorVerifier(SECRET);
+    const first = verifier.verify(signed.payload, signed.signature, GET, t + 10);
+    expect(first).toEqual(alice);
+    first.scopes.push('sudo');
+    first.admin = true;
+    expect(verifier.verify(signed.payload, signed.signature, GET, t + 900)).toEqual(alice);
+  });
+
+  it('never serves a remembered actor to another method or with another signature', () => {
+    const verifier = new ActorVerifier(SECRET);
+    verifier.verify(signed.payload, signed.signature, GET, t);
+    expect(() => verifier.verify(signed.payload, signed.signature, CREATE, t)).toThrow(/bad signature/);
+    expect(() => verifier.verify(signed.payload, `${signed.signature.slice(0, -2)}AA`, GET, t)).toThrow(/bad signature/);
+    expect(() => verifier.verify(signed.payload, undefined, GET, t)).toThrow(/missing actor metadata/);
+  });
+
+  it('forgets at the next second, so the age check runs again', () => {
+    const verifier = new ActorVerifier(SECRET, 2);
+    expect(verifier.verify(signed.payload, signed.signature, GET, t).id).toBe(42);
+    expect(() => verifier.verify(signed.payload, signed.signature, GET, t + 3000)).toThrow(/expired/);
   });
 });
 

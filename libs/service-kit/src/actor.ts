@@ -102,3 +102,33 @@ export function verifyActor(
     external: decoded.external === true,
   };
 }
+
+/**
+ * verifyActor with a memo, the server-side twin of ActorSigner: a caller signs one actor per method and second, so
+ * the calls of that second carry the same payload and signature. Only a verified triple (method, payload, signature)
+ * is remembered, and the memo is emptied at every new second, so an entry never outlives the age check by more than
+ * the second it was verified in; a wrong signature is never remembered and fails the HMAC every time.
+ */
+export class ActorVerifier {
+  private second = 0;
+  private memo = new Map<string, Actor>();
+
+  constructor(
+    private readonly secret: string,
+    private readonly maxAgeSeconds = 300,
+  ) {}
+
+  verify(payload: string | undefined, signature: string | undefined, method: string, now = Date.now()): Actor {
+    const second = Math.floor(now / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.memo.clear();
+    }
+    const key = payload && signature ? `${method}\n${signature}\n${payload}` : undefined;
+    const known = key ? this.memo.get(key) : undefined;
+    if (known) return { ...known, scopes: [...known.scopes] };
+    const actor = verifyActor(payload, signature, this.secret, method, this.maxAgeSeconds, now);
+    if (key && this.memo.size < 10_000) this.memo.set(key, { ...actor, scopes: [...actor.scopes] });
+    return actor;
+  }
+}

@@ -10,7 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, verifyActor, type Actor, ActorVerificationError } from './actor';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorVerifier, type Actor, ActorVerificationError } from './actor';
 import { runWithContext } from './context';
 import { toGrpcError, unauthenticated } from './errors';
 import { grpcServerHandled } from './metrics';
@@ -46,6 +46,7 @@ export function bindService<S>(
   opts: { actorSecret: string; logger: Logger },
 ): UntypedServiceImplementation {
   const impl: UntypedServiceImplementation = {};
+  const verifier = new ActorVerifier(opts.actorSecret);
   for (const [name, method] of Object.entries(definition)) {
     const handler = (handlers as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[name];
     if (!handler) throw new Error(`no handler for ${method.path}`);
@@ -56,12 +57,7 @@ export function bindService<S>(
         grpcServerHandled.observe({ method: method.path, code }, Number(process.hrtime.bigint() - started) / 1e9);
       let actor: Actor;
       try {
-        actor = verifyActor(
-          firstString(call.metadata, ACTOR_HEADER),
-          firstString(call.metadata, ACTOR_SIGNATURE_HEADER),
-          opts.actorSecret,
-          method.path,
-        );
+        actor = verifier.verify(firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), method.path);
       } catch (err) {
         const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
         opts.logger.warn({ method: method.path, request_id: requestId, reason }, 'rejected call with an invalid actor');

@@ -24,15 +24,23 @@ export interface RouteDeps {
 export function registerRoutes(router: Router, defs: readonly RouteDef[], deps: RouteDeps): void {
   for (const def of defs) {
     const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    const operation = `${def.method} ${def.path}`;
     router[method](def.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const { actor, user, tokenId } = await authenticate(req, def, deps.auth);
         const parsed = parseParams(def.params, mergeParams({ query: req.query, body: req.body, params: req.params as Record<string, string> }));
         if (!parsed.ok) throw HttpError.paramError(parsed.error);
-        const requestId = currentContext()?.requestId ?? String(res.getHeader('X-Request-Id') ?? '');
-        const result = await runWithContext({ requestId, actor, operation: `${def.method} ${def.path}` }, () =>
-          def.handler({ req, res, actor, user, tokenId, params: parsed.value, urls: deps.urlsFor(req), services: deps.services }),
-        );
+        const run = () => def.handler({ req, res, actor, user, tokenId, params: parsed.value, urls: deps.urlsFor(req), services: deps.services });
+        // The request's own context (requestContext) learns its caller and operation: one context per request.
+        const ctx = currentContext();
+        let result: Awaited<ReturnType<typeof run>>;
+        if (ctx) {
+          ctx.actor = actor;
+          ctx.operation = operation;
+          result = await run();
+        } else {
+          result = await runWithContext({ requestId: String(res.getHeader('X-Request-Id') ?? ''), actor, operation }, run);
+        }
         if (result.stream) await sendStream(res, result.status ?? 200, result.stream, result.headers);
         else sendJson(res, result.status ?? 200, result.body, result.headers);
       } catch (err) {
