@@ -115,10 +115,17 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   const ownProjects = `ARRAY(SELECT pm.project_id FROM project_members pm WHERE pm.user_id = $1 AND (pm.expires_at IS NULL OR pm.expires_at > current_date))`;
   const ownNamespaces = `ARRAY(SELECT n2.id FROM namespaces n2 WHERE n2.owner_id = $1 AND n2.kind = 'user')`;
   const member = `(p.id = ANY(${ownProjects}) OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
+  // The same test for the visibility rule. Unless the listing asks for private projects only (where the BitmapOr over
+  // the private ones and the caller's is the plan), `visibility IN ('public', 'internal')` matches most projects and
+  // they are read in order or sequentially: the membership is then the joined row `m` (the caller's unexpired
+  // membership), not `p.id = ANY(<the caller's project ids>)`, which PostgreSQL checks by walking the whole array for
+  // every private project it reads (listing-plans.test.ts at 100,000 projects and 500 memberships, page + count:
+  // signed-in default 22.1 -> 8.7 ms, external user 40.8 -> 15.0 ms).
+  const readable = f.visibility === 'private' ? member : `(m.project_id IS NOT NULL OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
   const callerLevel = () => `GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}, ${shareLevel()})`;
   if (f.readScope === 'public') where.push("p.visibility = 'public'");
-  else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${member})`);
-  else if (f.readScope === 'external') where.push(`(p.visibility = 'public' OR ${member})`);
+  else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${readable})`);
+  else if (f.readScope === 'external') where.push(`(p.visibility = 'public' OR ${readable})`);
   if (f.owned) where.push(`n.owner_id = $1`);
   if (f.membership) where.push(member);
   if (f.minAccessLevel !== undefined) where.push(`${callerLevel()} >= ${bind(f.minAccessLevel)}`);
@@ -207,7 +214,22 @@ function similarityOrder(search: string, values: unknown[]): string {
   return `${sim('p.path', '1')} + ${sim('p.name', '0.7')} + ${sim('p.description', '0.2')} DESC, p.id DESC`;
 }
 
-/** One page of projects with their namespace and the caller's access (one query), and the capped total. */
+/**
+ * The FROM of a listing's count: the projects and, only when the filter reads them, their namespace (`n`: every project
+ * has exactly one, a NOT NULL foreign key, so the join never changes the count) and the caller's membership (`m`: at
+ * most one row per project; PostgreSQL drops an unused LEFT JOIN on a unique key by itself).
+ */
+const COUNT_FROM = (where: string) =>
+  /\bn\./.test(where) ? PROJECT_FROM : PROJECT_FROM.replace(/\n\s*JOIN namespaces n ON n\.id = p\.namespace_id/, '');
+
+/**
+ * One page of projects with their namespace and the caller's access (one query), and the capped total.
+ *
+ * The page is a deferred join: the ids of the page are chosen first (filter, ordering index, OFFSET) and only those
+ * rows get the select list's per-row subqueries (share links, fork source, import source). Written as one
+ * `SELECT … ORDER BY … LIMIT … OFFSET …`, PostgreSQL computes the select list for every row it skips: page 25 of 20
+ * ran the subqueries 500 times (10.5 ms at 100,000 projects, against ~1 ms for the ids alone).
+ */
 export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
   const { sql, values } = listWhere(f);
   const dir = f.sort === 'asc' ? 'ASC' : 'DESC';
@@ -218,16 +240,15 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   pageValues.push(f.perPage, (f.page - 1) * f.perPage);
   // GitLab joins the statistics for their orderings (`apply_filters`: `projects.joins(:statistics)`); every project has a row.
   const statistics = STATISTICS_ORDERINGS.has(f.orderBy) ? ' JOIN project_statistics ps ON ps.project_id = p.id' : '';
+  const pageIds = `SELECT p.id${PROJECT_FROM}${statistics} WHERE ${sql} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`;
+  // The chosen ids in their order (an InitPlan), joined by primary key and kept in that order: no second sort, and no
+  // walk of an ordering index looking for them.
   const page = db.query<ProjectRow>(
-    `${PROJECT_SELECT}${statistics} WHERE ${sql} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`,
+    `${PROJECT_SELECT} JOIN unnest(ARRAY(${pageIds})) WITH ORDINALITY AS page(id, ord) ON page.id = p.id ORDER BY page.ord`,
     pageValues,
   );
   const count = f.countLimit > 0
-    ? db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM (SELECT 1 ${PROJECT_FROM}
-          WHERE ${sql} LIMIT ${f.countLimit + 1}) s`,
-        values,
-      )
+    ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 ${COUNT_FROM(sql)} WHERE ${sql} LIMIT ${f.countLimit + 1}) s`, values)
     : undefined;
   const [pageRes, countRes] = await Promise.all([page, count]);
   const n = countRes?.rows[0]?.n;
