@@ -11,6 +11,11 @@ export interface HttpLoad {
   body?: string;
   /** Called for every request with autocannon's per-connection context object. */
   setupRequest?: (req: autocannon.Request, context: Record<string, unknown>) => autocannon.Request;
+  /**
+   * A sequence each connection sends in turn (autocannon's `requests`); the context object lives for one pass through
+   * the sequence (autocannon resets it when a connection starts the sequence again).
+   */
+  sequence?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; setupRequest: (req: autocannon.Request, context: Record<string, unknown>) => autocannon.Request }>;
 }
 
 /** autocannon at `connections` for `seconds` after an unmeasured warm-up. */
@@ -20,9 +25,11 @@ export async function httpLoad(load: HttpLoad, connections: number, seconds: num
     connections,
     duration,
     headers: { 'Content-Type': 'application/json', ...load.headers },
-    ...(load.setupRequest
-      ? { requests: [{ method: load.method ?? 'GET', body: load.body, setupRequest: load.setupRequest as autocannon.Request['setupRequest'] }] }
-      : { method: load.method ?? 'GET', body: load.body }),
+    ...(load.sequence
+      ? { requests: load.sequence.map((r) => ({ method: r.method, setupRequest: r.setupRequest as autocannon.Request['setupRequest'] })) }
+      : load.setupRequest
+        ? { requests: [{ method: load.method ?? 'GET', body: load.body, setupRequest: load.setupRequest as autocannon.Request['setupRequest'] }] }
+        : { method: load.method ?? 'GET', body: load.body }),
   });
   if (warmupSeconds > 0) await autocannon(opts(warmupSeconds));
   // autocannon's own percentiles are whole milliseconds: keep every response's time (fractional ms) instead.

@@ -19,7 +19,7 @@ import type { LoadNumbers, Measurement } from './measurement';
 import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
 import { selectedScenarios, type ScenarioContext } from './scenarios';
 import { seedAccessRequests, seedProjects } from './seed-projects';
-import { watchServices } from './service-metrics';
+import { waitForQuietServices, watchServices } from './service-metrics';
 import { suiteConfig } from './suite-config';
 
 async function createMember(stack: RunningStack): Promise<{ id: number; token: string }> {
@@ -58,6 +58,11 @@ async function main(): Promise<void> {
     const bad = m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : '';
     console.log(`  ${m.scenario.padEnd(58)} c=${String(m.concurrency).padEnd(3)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2).padStart(7)}  p90 ${m.p90.toFixed(2).padStart(7)}  p99 ${m.p99.toFixed(2).padStart(7)} ms${bad}`);
   };
+  // Before each scenario (and baseline) the background work of the previous one settles, so it is not measured here.
+  const settle = async (what: string) => {
+    const ms = await waitForQuietServices(stack.metricsUrls);
+    if (ms > 3000) console.log(`  (waited ${(ms / 1000).toFixed(1)} s for the services to settle before ${what})`);
+  };
   const watched = async (run: () => Promise<LoadNumbers>) => {
     const watch = watchServices(stack.metricsUrls);
     const numbers = await run();
@@ -91,15 +96,18 @@ async function main(): Promise<void> {
           bare.stop();
         }
       }
+      await settle(GRPC);
       for (const c of levels) {
         record({ scenario: GRPC, kind: 'baseline', growth: true, size, concurrency: c, ...(await watched(() => grpcGetProject(stack, ids, c, seconds, warmup))) });
       }
+      await settle(SQL);
       for (const c of levels) {
         record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup)) });
       }
       const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
       for (const s of scenarios) {
         const load = s.load(ctx);
+        await settle(s.name);
         for (const c of levels) {
           record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...(await watched(() => httpLoad(load, c, seconds, warmup))) });
         }

@@ -61,22 +61,24 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'POST star/unstar (member)', growth: false,
     load: (c) => {
-      // Each connection toggles its own public project (ids 3k+2 are public; every 100th is already starred).
-      let next = 1;
-      const project = () => {
-        for (;;) {
-          const id = 3 * next++ + 2;
-          if (id % 100 !== 0) return id;
-        }
-      };
+      // Each connection stars a public project and unstars it again (a two-request sequence: 201 and 201), then moves on
+      // to the next one. Public projects are ids 3k+2; every 100th is starred by the seeding and skipped. Projects are
+      // taken in turn and reused from the start once all were used (each one is left unstarred).
+      const publicIds = Array.from({ length: Math.floor((c.size - 2) / 3) + 1 }, (_, k) => 3 * k + 2).filter((id) => id % 100 !== 0);
+      let next = 0;
       return {
         url: c.url, method: 'POST', headers: { 'PRIVATE-TOKEN': c.memberToken },
-        setupRequest: (req, context) => {
-          const id = (context.project ??= project()) as number;
-          const n = ((context.n as number | undefined) ?? 0) + 1;
-          context.n = n;
-          return { ...req, method: 'POST', path: `/api/v4/projects/${id}/${n % 2 ? 'star' : 'unstar'}` };
-        },
+        sequence: [
+          {
+            method: 'POST',
+            setupRequest: (req, context) => {
+              const id = publicIds[next++ % publicIds.length]!;
+              context.project = id;
+              return { ...req, method: 'POST', path: `/api/v4/projects/${id}/star` };
+            },
+          },
+          { method: 'POST', setupRequest: (req, context) => ({ ...req, method: 'POST', path: `/api/v4/projects/${context.project as number}/unstar` }) },
+        ],
       };
     },
   },

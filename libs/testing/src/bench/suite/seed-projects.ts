@@ -23,7 +23,27 @@ export interface Seeded {
 export async function seedProjects(db: Client, stack: RunningStack, o: { projects: number; namespaces: number; memberId: number }): Promise<Seeded> {
   const t0 = Date.now();
   await db.query(`SET search_path TO ${stack.schemas.projects}, public`);
+  // The services keep working on the previous size (a consumer, a relay, the deletion purge): TRUNCATE … CASCADE locks
+  // table after table and can deadlock with one of them (40P01) or wait behind it. The whole load is retried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await loadProjects(db, o);
+      break;
+    } catch (err) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      const code = (err as { code?: string }).code;
+      if (attempt >= 10 || (code !== '40P01' && code !== '55P03')) throw err;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+  for (const t of ['projects', 'project_members', 'namespaces', 'stars']) await db.query(`VACUUM ANALYZE ${t}`);
+  const memberProjectIds = Array.from({ length: Math.floor(o.projects / 200) }, (_, i) => (i + 1) * 200);
+  return { projects: o.projects, memberProjectIds, ms: Date.now() - t0 };
+}
+
+async function loadProjects(db: Client, o: { projects: number; namespaces: number; memberId: number }): Promise<void> {
   await db.query('BEGIN');
+  await db.query(`SET LOCAL lock_timeout = '10s'`);
   await db.query('TRUNCATE projects RESTART IDENTITY CASCADE');
   await db.query(`DELETE FROM namespaces WHERE id >= ${SEED_NAMESPACE_BASE}`);
   await db.query(
@@ -55,9 +75,6 @@ export async function seedProjects(db: Client, stack: RunningStack, o: { project
   );
   await db.query(`INSERT INTO stars (project_id, user_id) SELECT g, $1 FROM generate_series(100, $2::int, 100) g`, [o.memberId, o.projects]);
   await db.query('COMMIT');
-  for (const t of ['projects', 'project_members', 'namespaces', 'stars']) await db.query(`VACUUM ANALYZE ${t}`);
-  const memberProjectIds = Array.from({ length: Math.floor(o.projects / 200) }, (_, i) => (i + 1) * 200);
-  return { projects: o.projects, memberProjectIds, ms: Date.now() - t0 };
 }
 
 /**

@@ -59,3 +59,36 @@ export function watchServices(metricsUrls: Record<string, string>, everyMs = 100
     },
   };
 }
+
+/** CPU the services used together (100 = one core) over `windowMs`; undefined when a service could not be read. */
+async function servicesCpuPercent(metricsUrls: Record<string, string>, windowMs: number): Promise<number | undefined> {
+  const urls = Object.values(metricsUrls);
+  const before = await Promise.all(urls.map(scrape));
+  const t0 = Date.now();
+  await new Promise((r) => setTimeout(r, windowMs));
+  const after = await Promise.all(urls.map(scrape));
+  const wall = (Date.now() - t0) / 1000;
+  let cpu = 0;
+  for (const [i, b] of before.entries()) {
+    const a = after[i];
+    if (!a || !b) return undefined;
+    cpu += a.cpu - b.cpu;
+  }
+  return (cpu / wall) * 100;
+}
+
+/**
+ * Waits until the services are quiet: their CPU together below `thresholdPercent` over two consecutive windows (the
+ * work a previous scenario left behind, e.g. repositories being created for thousands of new projects, would
+ * otherwise be measured as the next scenario's cost), or `timeoutMs`. Returns how long it waited.
+ */
+export async function waitForQuietServices(metricsUrls: Record<string, string>, o: { thresholdPercent?: number; windowMs?: number; timeoutMs?: number } = {}): Promise<number> {
+  const { thresholdPercent = 30, windowMs = 500, timeoutMs = 180_000 } = o;
+  const t0 = Date.now();
+  let quiet = 0;
+  while (quiet < 2 && Date.now() - t0 < timeoutMs) {
+    const cpu = await servicesCpuPercent(metricsUrls, windowMs);
+    quiet = cpu !== undefined && cpu < thresholdPercent ? quiet + 1 : 0;
+  }
+  return Date.now() - t0;
+}

@@ -15,7 +15,7 @@ export const suiteConfigSchema = z.object({
   /** Project counts to seed and measure at, reseeding between them (growth). */
   BENCH_SIZES: list('10000,100000,1000000'),
   /** autocannon connections (and closed-loop workers for the gRPC and SQL baselines). */
-  BENCH_CONCURRENCY: list('1,8,32'),
+  BENCH_CONCURRENCY: list('1,8,16,32'),
   /** Measured seconds per scenario and concurrency level. */
   BENCH_SECONDS: z.coerce.number().positive().default(10),
   /** Unmeasured warm-up seconds before each measured run. */
