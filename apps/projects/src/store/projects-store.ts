@@ -98,8 +98,10 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   let inShare = 'false';
   let groupLevel = () => '0';
   let shareLevel = () => '0';
+  let groupIds: string | undefined;
   if (f.groupAccess.length) {
     const ids = bind(f.groupAccess.map((g) => g.namespaceId));
+    groupIds = ids;
     inGroup = `p.namespace_id = ANY(${ids}::bigint[])`;
     inShare = `p.id = ANY(ARRAY(SELECT l.project_id FROM project_group_links l WHERE l.group_id = ANY(${ids}::bigint[]) AND ${LINK_ACTIVE}))`;
     let levels: string | undefined;
@@ -127,7 +129,22 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${readable})`);
   else if (f.readScope === 'external') where.push(`(p.visibility = 'public' OR ${readable})`);
   if (f.owned) where.push(`n.owner_id = $1`);
-  if (f.membership) where.push(member);
+  // membership=true: the caller's projects as ONE set of ids, `p.id IN (<union of where they come from>)`, a semi-join
+  // PostgreSQL can drive from the caller's side (their memberships, their namespace's and their groups' projects, the
+  // projects shared with their groups) with row estimates from the statistics, or test per row with a hash. As an OR of
+  // `= ANY(array)` it walked the ordering index testing every project against the whole array (5,000 memberships at
+  // 1,000,000 projects: p50 66.7 ms at one connection).
+  if (f.membership) {
+    const sources = [
+      `SELECT pm.project_id FROM project_members pm WHERE pm.user_id = $1 AND (pm.expires_at IS NULL OR pm.expires_at > current_date)`,
+      `SELECT po.id FROM projects po WHERE po.namespace_id IN (SELECT n2.id FROM namespaces n2 WHERE n2.owner_id = $1 AND n2.kind = 'user')`,
+      ...(groupIds
+        ? [`SELECT pg.id FROM projects pg WHERE pg.namespace_id = ANY(${groupIds}::bigint[])`,
+           `SELECT l.project_id FROM project_group_links l WHERE l.group_id = ANY(${groupIds}::bigint[]) AND ${LINK_ACTIVE}`]
+        : []),
+    ];
+    where.push(`p.id IN (${sources.join(' UNION ALL ')})`);
+  }
   if (f.minAccessLevel !== undefined) where.push(`${callerLevel()} >= ${bind(f.minAccessLevel)}`);
   if (f.namespaceId) where.push(`p.namespace_id = ${bind(f.namespaceId)}`);
   // A project's direct forks: their ids from project_forks_source_idx, computed once (InitPlan), then by primary key.
