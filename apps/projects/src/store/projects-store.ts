@@ -232,12 +232,14 @@ function similarityOrder(search: string, values: unknown[]): string {
 }
 
 /**
- * The FROM of a listing's count: the projects and, only when the filter reads them, their namespace (`n`: every project
- * has exactly one, a NOT NULL foreign key, so the join never changes the count) and the caller's membership (`m`: at
- * most one row per project; PostgreSQL drops an unused LEFT JOIN on a unique key by itself).
+ * The FROM of a listing's count and of its page's ids: the projects and, only when the SQL (filter, ordering) reads
+ * them, their namespace (`n`: every project has exactly one, a NOT NULL foreign key, so the join never changes the rows)
+ * and the caller's membership (`m`: at most one row per project; PostgreSQL drops an unused LEFT JOIN on a unique key by
+ * itself). The namespace join would otherwise probe namespaces once for every row the ids walk past (page 25 of 20:
+ * 500 probes, 1,500 of the page query's 1,849 buffer hits at 100,000 projects).
  */
-const COUNT_FROM = (where: string) =>
-  /\bn\./.test(where) ? PROJECT_FROM : PROJECT_FROM.replace(/\n\s*JOIN namespaces n ON n\.id = p\.namespace_id/, '');
+const LISTING_FROM = (sql: string) =>
+  /\bn\./.test(sql) ? PROJECT_FROM : PROJECT_FROM.replace(/\n\s*JOIN namespaces n ON n\.id = p\.namespace_id/, '');
 
 /**
  * One page of projects with their namespace and the caller's access (one query), and the capped total.
@@ -257,7 +259,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   pageValues.push(f.perPage, (f.page - 1) * f.perPage);
   // GitLab joins the statistics for their orderings (`apply_filters`: `projects.joins(:statistics)`); every project has a row.
   const statistics = STATISTICS_ORDERINGS.has(f.orderBy) ? ' JOIN project_statistics ps ON ps.project_id = p.id' : '';
-  const pageIds = `SELECT p.id${PROJECT_FROM}${statistics} WHERE ${sql} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`;
+  const pageIds = `SELECT p.id${LISTING_FROM(`${sql} ${order}`)}${statistics} WHERE ${sql} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`;
   // The chosen ids in their order (an InitPlan), joined by primary key and kept in that order: no second sort, and no
   // walk of an ordering index looking for them.
   const page = db.query<ProjectRow>(
@@ -265,7 +267,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
     pageValues,
   );
   const count = f.countLimit > 0
-    ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 ${COUNT_FROM(sql)} WHERE ${sql} LIMIT ${f.countLimit + 1}) s`, values)
+    ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 ${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${f.countLimit + 1}) s`, values)
     : undefined;
   const [pageRes, countRes] = await Promise.all([page, count]);
   const n = countRes?.rows[0]?.n;
