@@ -6,7 +6,7 @@ import { recordProjectMembershipChanged } from '../events/project-events';
 import {
   deleteProjectMember, directMembers, findDirectMember, insertProjectMember, updateProjectMember, type ProjectMemberRow,
 } from '../store/members-store';
-import { missingUserIds, upsertUsers, type UserReplica } from '../store/users-replica-store';
+import { upsertUsers, usersByIds, type UserReplica } from '../store/users-replica-store';
 import type { IdentityClient, ProjectsDeps } from './deps';
 import { readableProject, type ReadableProject } from './read-project';
 
@@ -33,22 +33,31 @@ function replicaOf(u: identityV1.User): UserReplica {
 }
 
 /**
- * Users the read model lacks among these ids, asked of identity (once: they are stored) — self-healing. A user identity
- * no longer has is absent from the answer. Also used for starrers (app/stars.ts).
+ * The users of these ids (rows that came without one): from the read model where it has them by now, else asked of
+ * identity (once: they are stored) — self-healing. A user identity no longer has is absent from the answer. Also used
+ * for starrers (app/stars.ts).
  */
 export async function fetchMissingUsers(deps: ProjectsDeps, ids: number[]): Promise<Map<number, UserReplica>> {
-  const missing = await missingUserIds(deps.pool, ids);
-  const fetched = new Map<number, UserReplica>();
-  for (const id of missing) {
+  // Read again rather than "which are still missing": the user-created event may have filled the read model since the
+  // caller's rows were read, and a user it now has must not be dropped from the answer (a member vanishing from
+  // GET /projects/:id/members right after their first project, seen in CI).
+  const users = new Map((await usersByIds(deps.pool, ids)).map((u) => [u.id, u]));
+  const fetched: UserReplica[] = [];
+  for (const id of ids) {
+    if (users.has(id)) continue;
     try {
       const { user } = await deps.identity.getUser({ selector: { $case: 'id', value: id } });
-      if (user) fetched.set(id, replicaOf(user));
+      if (user) {
+        const replica = replicaOf(user);
+        users.set(id, replica);
+        fetched.push(replica);
+      }
     } catch (err) {
       if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
     }
   }
-  await upsertUsers(deps.pool, [...fetched.values()]);
-  return fetched;
+  await upsertUsers(deps.pool, fetched);
+  return users;
 }
 
 /** Users of these rows that the read model lacks are asked of identity (once: they are stored) — self-healing. */

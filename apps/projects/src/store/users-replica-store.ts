@@ -22,14 +22,14 @@ export async function upsertUsers(db: Queryable, users: UserReplica[]): Promise<
   );
 }
 
-/** Which of these user ids the read model does not have yet. */
-export async function missingUserIds(db: Queryable, ids: number[]): Promise<number[]> {
+/** The users of the read model among these ids (any order; absent ids are left out). */
+export async function usersByIds(db: Queryable, ids: number[]): Promise<UserReplica[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<{ id: number }>(
-    'SELECT id FROM unnest($1::bigint[]) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = x.id)',
+  const { rows } = await db.query<UserReplica>(
+    'SELECT id, username, name, state, avatar_url FROM users WHERE id = ANY($1::bigint[])',
     [ids],
   );
-  return rows.map((r) => r.id);
+  return rows;
 }
 
 /** A deleted user: their project memberships and their row. */

@@ -6,6 +6,9 @@ import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
+import { upsertUsers } from '../../src/store/users-replica-store';
+import { withUsers } from '../../src/app/project-members';
+import type { ProjectsDeps } from '../../src/app/deps';
 
 const user = (id: number, username: string): Actor => ({ kind: 'user', id, username, admin: false, scopes: ['api'] });
 const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
@@ -103,6 +106,18 @@ describe('project members and group access against PostgreSQL', () => {
     expect([gone.kind, gone.message]).toEqual(['not_found', 'record']);
     const events = await pool.query("SELECT count(*)::int AS n FROM outbox WHERE event_type = 'gitlab.events.v1.ProjectMembershipChanged'");
     expect(events.rows[0].n).toBe(3);
+  });
+
+  it('keeps a member whose user reaches the read model between reading the rows and filling in their users', async () => {
+    // The race seen in CI: the member rows were read before the user-created event stored the user, which arrives
+    // before the missing users are looked up; the member must still be listed (from the read model, identity not asked).
+    await upsertUsers(pool, [{ id: 77, username: 'late', name: 'Late', state: 'active', avatar_url: '' }]);
+    identity.getUser.mockClear();
+    const views = await withUsers({ pool, identity } as unknown as ProjectsDeps, [
+      { project_id: projectId, user_id: 77, access_level: 30, expires_at: null, created_by: owner.id, created_at: new Date(), user: null, creator: null },
+    ]);
+    expect(views.map((v) => [v.user.id, v.user.username, v.accessLevel])).toEqual([[77, 'late', 30]]);
+    expect(identity.getUser).not.toHaveBeenCalled();
   });
 
   it('hides the members of a project the caller cannot read', async () => {
