@@ -15,21 +15,28 @@ export interface HttpLoad {
    * A sequence each connection sends in turn (autocannon's `requests`); the context object lives for one pass through
    * the sequence (autocannon resets it when a connection starts the sequence again).
    */
-  sequence?: Array<{ method: 'GET' | 'POST' | 'PUT' | 'DELETE'; setupRequest: (req: autocannon.Request, context: Record<string, unknown>) => autocannon.Request }>;
+  sequence?: SequencedRequest[];
 }
+
+type SequencedRequest = {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: string;
+  setupRequest: (req: autocannon.Request, context: Record<string, unknown>) => autocannon.Request;
+};
 
 /** autocannon at `connections` for `seconds` after an unmeasured warm-up. */
 export async function httpLoad(load: HttpLoad, connections: number, seconds: number, warmupSeconds: number): Promise<LoadNumbers> {
+  // A single `setupRequest` is a sequence of one request.
+  const sequence: SequencedRequest[] | undefined = load.sequence
+    ?? (load.setupRequest ? [{ method: load.method ?? 'GET', body: load.body, setupRequest: load.setupRequest }] : undefined);
   const opts = (duration: number): autocannon.Options => ({
     url: load.url,
     connections,
     duration,
     headers: { 'Content-Type': 'application/json', ...load.headers },
-    ...(load.sequence
-      ? { requests: load.sequence.map((r) => ({ method: r.method, setupRequest: r.setupRequest as autocannon.Request['setupRequest'] })) }
-      : load.setupRequest
-        ? { requests: [{ method: load.method ?? 'GET', body: load.body, setupRequest: load.setupRequest as autocannon.Request['setupRequest'] }] }
-        : { method: load.method ?? 'GET', body: load.body }),
+    ...(sequence
+      ? { requests: sequence.map((r) => ({ method: r.method, body: r.body, setupRequest: r.setupRequest as autocannon.Request['setupRequest'] })) }
+      : { method: load.method ?? 'GET', body: load.body }),
   });
   if (warmupSeconds > 0) await autocannon(opts(warmupSeconds));
   // autocannon's own percentiles are whole milliseconds: keep every response's time (fractional ms) instead.
