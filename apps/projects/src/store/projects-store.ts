@@ -240,12 +240,19 @@ const LISTING_FROM = (sql: string) =>
   /\bn\./.test(sql) ? PROJECT_FROM : PROJECT_FROM.replace(/\n\s*JOIN namespaces n ON n\.id = p\.namespace_id/, '');
 
 /**
- * One page of projects with their namespace and the caller's access (one query), and the capped total.
+ * One page of projects with their namespace and the caller's access, and the capped total (run alongside).
  *
  * The page is a deferred join: the ids of the page are chosen first (filter, ordering index, OFFSET) and only those
  * rows get the select list's per-row subqueries (share links, fork source, import source). Written as one
  * `SELECT … ORDER BY … LIMIT … OFFSET …`, PostgreSQL computes the select list for every row it skips: page 25 of 20
  * ran the subqueries 500 times (10.5 ms at 100,000 projects, against ~1 ms for the ids alone).
+ *
+ * The ids and the rows are two statements. The ids' SQL changes with the filters; the rows' SQL never does, so it is
+ * a named statement, parsed and planned once per connection (PostgreSQL settles on its generic plan: primary-key
+ * probes). Planning the rows' select list (three subqueries, six joins) cost ~0.8 ms every time it was inlined in the
+ * ids' statement: at 100,000 projects one page went from 1.8 ms of PostgreSQL (one unprepared statement) to
+ * 0.4 ms (ids) + 0.4 ms (rows). Each statement reads its own snapshot (read committed, as GitLab's listing and its
+ * preloads): a project deleted between the two is left out of the page, not shown half.
  */
 export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
   const { sql, values } = listWhere(f);
@@ -258,18 +265,27 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   // GitLab joins the statistics for their orderings (`apply_filters`: `projects.joins(:statistics)`); every project has a row.
   const statistics = STATISTICS_ORDERINGS.has(f.orderBy) ? ' JOIN project_statistics ps ON ps.project_id = p.id' : '';
   const pageIds = `SELECT p.id${LISTING_FROM(`${sql} ${order}`)}${statistics} WHERE ${sql} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`;
-  // The chosen ids in their order (an InitPlan), joined by primary key and kept in that order: no second sort, and no
-  // walk of an ordering index looking for them.
-  const page = db.query<ProjectRow>(
-    `${PROJECT_SELECT} JOIN unnest(ARRAY(${pageIds})) WITH ORDINALITY AS page(id, ord) ON page.id = p.id ORDER BY page.ord`,
-    pageValues,
-  );
+  const page = db.query<{ id: string }>(pageIds, pageValues).then(({ rows }) => rowsByIds(db, f.callerId, rows.map((r) => r.id)));
   const count = f.countLimit > 0
     ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 ${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${f.countLimit + 1}) s`, values)
     : undefined;
-  const [pageRes, countRes] = await Promise.all([page, count]);
+  const [rows, countRes] = await Promise.all([page, count]);
   const n = countRes?.rows[0]?.n;
-  return { rows: pageRes.rows, total: n === undefined || n > f.countLimit ? -1 : n };
+  return { rows, total: n === undefined || n > f.countLimit ? -1 : n };
+}
+
+/**
+ * The projects of these ids, in that order (joined by primary key and kept in the array's order: no sort, no walk of an
+ * ordering index), as the caller `callerId` sees them; none asked, no query.
+ */
+async function rowsByIds(db: Queryable, callerId: number, ids: string[]): Promise<ProjectRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<ProjectRow>({
+    name: 'project_rows_by_ids',
+    text: `${PROJECT_SELECT} JOIN unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord) ON page.id = p.id ORDER BY page.ord`,
+    values: [callerId, ids],
+  });
+  return rows;
 }
 
 /** The project row locked for an edit (`FOR UPDATE` of the project only), with the caller's membership; `$1` caller id. */
