@@ -154,7 +154,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);
   if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
   if (f.idBefore) where.push(`p.id < ${bind(f.idBefore)}`);
-  if (f.topics.length) where.push(`lower_text_array(p.topics) @> ${bind(f.topics.map((t) => t.toLowerCase()))}::text[]`);
+  if (f.topics.length) where.push(`p.topics_lower @> ${bind(f.topics.map((t) => t.toLowerCase()))}::text[]`);
   for (const userId of f.starredBy) where.push(`EXISTS (SELECT 1 FROM stars s WHERE s.project_id = p.id AND s.user_id = ${bind(userId)})`);
   if (f.lastActivityAfter) where.push(`p.last_activity_at > ${bind(f.lastActivityAfter)}`);
   if (f.lastActivityBefore) where.push(`p.last_activity_at < ${bind(f.lastActivityBefore)}`);
