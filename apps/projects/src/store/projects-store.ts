@@ -290,7 +290,8 @@ async function rowsByIds(db: Queryable, callerId: number, ids: string[]): Promis
 
 /** The project row locked for an edit (`FOR UPDATE` of the project only), with the caller's membership; `$1` caller id. */
 export async function lockProjectForEdit(db: PoolClient, id: number, callerId: number): Promise<ProjectRow | undefined> {
-  const { rows } = await db.query<ProjectRow>(`${PROJECT_SELECT} WHERE p.id = $2 FOR UPDATE OF p`, [callerId, id]);
+  // Named, as the reads by id: the select list costs ~0.8 ms to plan, and every edit of a project starts here.
+  const { rows } = await db.query<ProjectRow>({ name: 'project_by_id_for_update', text: `${PROJECT_SELECT} WHERE p.id = $2 FOR UPDATE OF p`, values: [callerId, id] });
   return rows[0];
 }
 
