@@ -20,6 +20,7 @@ import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
 import { selectedScenarios, type ScenarioContext } from './scenarios';
 import { seedAccessRequests, seedProjects } from './seed-projects';
 import { waitForQuietServices, watchServices } from './service-metrics';
+import { waitForDrainedPipeline } from './drain';
 import { suiteConfig } from './suite-config';
 
 async function createMember(stack: RunningStack): Promise<{ id: number; token: string }> {
@@ -74,6 +75,12 @@ async function main(): Promise<void> {
     const requestsPerSize = Math.min(200_000, Math.max(2000, Math.ceil(1000 * (seconds + warmup) * levels.length)));
     const scenarios = selectedScenarios(cfg.BENCH_SCENARIOS);
     for (const [sizeIndex, size] of cfg.BENCH_SIZES.entries()) {
+      if (sizeIndex > 0) {
+        // The previous size's last events land before its projects are replaced, not on the new ones (drain.ts).
+        const drained = await waitForDrainedPipeline(db, stack, infra.kafkaBrokers);
+        if (drained.left) console.log(`  (the event pipeline did not drain in ${(drained.ms / 1000).toFixed(0)} s: ${JSON.stringify(drained.left)})`);
+        else if (drained.ms > 3000) console.log(`  (waited ${(drained.ms / 1000).toFixed(1)} s for the previous size's events)`);
+      }
       const seeded = await seedProjects(db, stack, { projects: size, namespaces: cfg.BENCH_NAMESPACES, memberId: member.id });
       // Approval adds a member, which needs the project's namespace known to identity: root's own, made through the API.
       const wantsApprove = scenarios.some((s) => s.name.includes('approve'));
