@@ -260,11 +260,15 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   const totalOf = (n: number | undefined) => (f.countLimit <= 0 || n === undefined || n > f.countLimit ? -1 : n);
   if (f.search) {
     // A search's matches first (see SEARCH_SET_LIMIT): at most that many, the page is chosen among them.
-    const { rows: matched } = await db.query<{ id: string }>(`SELECT p.id${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${SEARCH_SET_LIMIT + 1}`, values);
-    if (matched.length <= SEARCH_SET_LIMIT) {
-      const ids = matched.map((r) => r.id);
-      const rows = ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, ids]) : [];
-      return { rows, total: totalOf(ids.length) };
+    // One row: the number of matches up to the limit + 1, and their ids only when they are at most the limit.
+    const { rows: [matched] } = await db.query<{ n: number; ids: string[] | null }>(
+      `SELECT count(*)::int AS n, CASE WHEN count(*) <= ${SEARCH_SET_LIMIT} THEN COALESCE(array_agg(s.id), '{}') END AS ids
+       FROM (SELECT p.id${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${SEARCH_SET_LIMIT + 1}) s`,
+      values,
+    );
+    if (matched?.ids) {
+      const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids]) : [];
+      return { rows, total: totalOf(matched.n) };
     }
     // More matches than that: they are dense enough for the ordering index to reach a page soon (one in every
     // N / SEARCH_SET_LIMIT projects at most), and the total is known to be over a cap of SEARCH_SET_LIMIT or below.
@@ -284,7 +288,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
  * testing every project until it has a page. At 100,000 projects with 80 real matches that walk read 43,471 rows
  * (51.7 ms instead of 0.4 ms through the trigram indexes); it happened after about one ANALYZE in 13 (3 of 40), and
  * the benchmark suite caught it as a member's `search=4242` at 17 req/s. Read first, the matches come from the trigram
- * indexes whatever the estimate (the statement the count ran anyway, returning ids instead of a number), and the page
+ * indexes whatever the estimate (the statement the count ran anyway, returning the ids with the number), and the page
  * is ordered among at most this many ids, each read by primary key. A search matching more is common enough for the
  * ordering index to find a page quickly. The matches and the page are two statements (read committed, as the page's
  * ids and rows): a project changed in between is listed as it matched.
