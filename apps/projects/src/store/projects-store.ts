@@ -259,8 +259,8 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
   const { sql, values } = listWhere(f);
   const totalOf = (n: number | undefined) => (f.countLimit <= 0 || n === undefined || n > f.countLimit ? -1 : n);
   if (f.search) {
-    // A search's matches first (see SEARCH_SET_LIMIT): at most that many, the page is chosen among them.
-    // One row: the number of matches up to the limit + 1, and their ids only when they are at most the limit.
+    // A search's matches first (SEARCH_SET_LIMIT), as one row: their number up to the limit + 1, and their ids when
+    // they are at most the limit; the page is then chosen among those ids.
     const { rows: [matched] } = await db.query<{ n: number; ids: string[] | null }>(
       `SELECT count(*)::int AS n, CASE WHEN count(*) <= ${SEARCH_SET_LIMIT} THEN COALESCE(array_agg(s.id), '{}') END AS ids
        FROM (SELECT p.id${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${SEARCH_SET_LIMIT + 1}) s`,
@@ -270,8 +270,8 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
       const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids]) : [];
       return { rows, total: totalOf(matched.n) };
     }
-    // More matches than that: they are dense enough for the ordering index to reach a page soon (one in every
-    // N / SEARCH_SET_LIMIT projects at most), and the total is known to be over a cap of SEARCH_SET_LIMIT or below.
+    // More matches than that: at least one project in every N / SEARCH_SET_LIMIT matches, dense enough for the ordering
+    // index to reach a page soon; and the total is over any count cap up to SEARCH_SET_LIMIT.
     if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values), total: -1 };
   }
   const count = f.countLimit > 0
