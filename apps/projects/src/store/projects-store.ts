@@ -263,7 +263,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
     // they are at most the limit; the page is then chosen among those ids.
     const { rows: [matched] } = await db.query<{ n: number; ids: string[] | null }>(
       `SELECT count(*)::int AS n, CASE WHEN count(*) <= ${SEARCH_SET_LIMIT} THEN COALESCE(array_agg(s.id), '{}') END AS ids
-       FROM (SELECT p.id${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${SEARCH_SET_LIMIT + 1}) s`,
+       FROM ${firstMatches(sql, SEARCH_SET_LIMIT + 1)}`,
       values,
     );
     if (matched?.ids) {
@@ -275,11 +275,14 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
     if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values), total: -1 };
   }
   const count = f.countLimit > 0
-    ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 ${LISTING_FROM(sql)} WHERE ${sql} LIMIT ${f.countLimit + 1}) s`, values)
+    ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(sql, f.countLimit + 1)}`, values)
     : undefined;
   const [rows, countRes] = await Promise.all([pageOf(db, f, sql, values), count]);
   return { rows, total: totalOf(countRes?.rows[0]?.n) };
 }
+
+/** The ids of the first `limit` projects matching `where`, in no order, as a subquery `s` (what counts are taken over). */
+const firstMatches = (where: string, limit: number) => `(SELECT p.id${LISTING_FROM(where)} WHERE ${where} LIMIT ${limit}) s`;
 
 /**
  * A search reads its matching projects first, up to this many, and orders only those. PostgreSQL estimates how many

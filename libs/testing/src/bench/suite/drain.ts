@@ -29,11 +29,14 @@ export async function waitForDrainedPipeline(db: Client, stack: RunningStack, br
   const admin = kafka.admin();
   await admin.connect();
   try {
+    // The outbox tables (not every schema has one), found once; each poll counts them all in one statement.
+    const { rows } = await db.query<{ t: string }>(`SELECT t FROM unnest($1::text[]) t WHERE to_regclass(t) IS NOT NULL`, [Object.values(stack.schemas).map((s) => `${s}.outbox`)]);
+    const pending = [...rows.map((r) => `(SELECT count(*) FROM ${r.t})`), '0'].join(' + ');
     let empty = 0;
     let last: Backlog = { outbox: 0, lag: 0, jobs: 0 };
     while (empty < 2) {
       if (Date.now() - t0 > timeoutMs) return { ms: Date.now() - t0, left: last };
-      last = await backlog(db, stack, admin);
+      last = await backlog(db, stack, admin, pending);
       empty = last.outbox + last.lag + last.jobs === 0 ? empty + 1 : 0;
       if (empty < 2) await new Promise((r) => setTimeout(r, 250));
     }
@@ -45,13 +48,13 @@ export async function waitForDrainedPipeline(db: Client, stack: RunningStack, br
 
 type Admin = ReturnType<Kafka['admin']>;
 
-async function backlog(db: Client, stack: RunningStack, admin: Admin): Promise<Backlog> {
-  let outbox = 0;
-  for (const schema of Object.values(stack.schemas)) {
-    const { rows: [t] } = await db.query<{ ok: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS ok`, [`${schema}.outbox`]);
-    if (t?.ok) outbox += Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.outbox`)).rows[0]!.n);
-  }
-  const jobs = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${stack.schemas.repoAdmin}.repository_jobs`)).rows[0]!.n);
+/** The backlog now; `pending` is the SQL sum of the outboxes' row counts. */
+async function backlog(db: Client, stack: RunningStack, admin: Admin, pending: string): Promise<Backlog> {
+  const { rows: [row] } = await db.query<{ outbox: string; jobs: string }>(
+    `SELECT ${pending} AS outbox, (SELECT count(*) FROM ${stack.schemas.repoAdmin}.repository_jobs) AS jobs`,
+  );
+  const outbox = Number(row!.outbox);
+  const jobs = Number(row!.jobs);
   const topics = (await admin.listTopics()).filter((t) => t.startsWith(stack.topicPrefix));
   const ends = new Map<string, Map<number, number>>();
   for (const topic of topics) ends.set(topic, new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)])));
