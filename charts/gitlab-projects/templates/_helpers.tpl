@@ -175,12 +175,69 @@ affinity:
     sizeLimit: {{ .Values.tmpSizeLimit }}
 {{- end -}}
 
+{{/*
+In-release infrastructure (the vendored Bitnami subcharts). glp.subchartFullname: the name Bitnami's
+common.names.fullname gives a subchart's objects: (dict "root" $ "chart" "postgresql").
+*/}}
+{{- define "glp.subchartFullname" -}}
+{{- $v := get .root.Values .chart -}}
+{{- if $v.fullnameOverride -}}
+{{- $v.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .chart $v.nameOverride -}}
+{{- $release := regexReplaceAll "(-?[^a-z\\d\\-])+-?" (lower .root.Release.Name) "-" -}}
+{{- if contains $name $release -}}{{ $release | trunc 63 | trimSuffix "-" }}{{- else -}}{{ printf "%s-%s" $release $name | trunc 63 | trimSuffix "-" }}{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod labels of a subchart's pods: (dict "root" $ "chart" "postgresql"). */}}
+{{- define "glp.subchartSelector" -}}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/name: {{ default .chart (get .root.Values .chart).nameOverride }}
+{{- end -}}
+
+{{/* A URL's userinfo part, percent-encoded. */}}
+{{- define "glp.urlUserinfo" -}}
+{{- . | urlquery | replace "+" "%20" -}}
+{{- end -}}
+
+{{- define "glp.databaseUrl" -}}
+{{- if .Values.secrets.databaseUrl -}}{{ .Values.secrets.databaseUrl }}
+{{- else if .Values.postgresql.enabled -}}
+{{- $a := .Values.postgresql.auth -}}
+{{- printf "postgres://%s:%s@%s:5432/%s" (include "glp.urlUserinfo" $a.username) (include "glp.urlUserinfo" $a.password) (include "glp.subchartFullname" (dict "root" . "chart" "postgresql")) $a.database -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "glp.redisUrl" -}}
+{{- if .Values.secrets.redisUrl -}}{{ .Values.secrets.redisUrl }}
+{{- else if .Values.redis.enabled -}}
+{{- $host := printf "%s-master:6379" (include "glp.subchartFullname" (dict "root" . "chart" "redis")) -}}
+{{- if .Values.redis.auth.enabled -}}{{ printf "redis://:%s@%s" (include "glp.urlUserinfo" .Values.redis.auth.password) $host }}{{- else -}}{{ printf "redis://%s" $host }}{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* KAFKA_BROKERS: kafka.brokers, else the in-release Kafka's client service. */}}
+{{- define "glp.kafkaBrokers" -}}
+{{- if .Values.kafka.brokers -}}{{ join "," .Values.kafka.brokers }}
+{{- else if .Values.kafka.enabled -}}{{ printf "%s:9092" (include "glp.subchartFullname" (dict "root" . "chart" "kafka")) }}
+{{- end -}}
+{{- end -}}
+
 {{/* Fails the render when secrets are neither given nor in an existing Secret. */}}
 {{- define "glp.checkSecrets" -}}
 {{- if not .Values.secrets.existingSecret -}}
 {{- $s := .Values.secrets -}}
-{{- $_ := required "secrets.databaseUrl is required (or set secrets.existingSecret)" $s.databaseUrl -}}
-{{- $_ := required "secrets.redisUrl is required (or set secrets.existingSecret)" $s.redisUrl -}}
+{{- if and .Values.postgresql.enabled (not $s.databaseUrl) -}}
+{{- $_ := required "postgresql.auth.password is required with postgresql.enabled (or set secrets.databaseUrl)" .Values.postgresql.auth.password -}}
+{{- else -}}
+{{- $_ := required "secrets.databaseUrl is required (or set secrets.existingSecret, or postgresql.enabled)" $s.databaseUrl -}}
+{{- end -}}
+{{- if and .Values.redis.enabled (not $s.redisUrl) -}}
+{{- if .Values.redis.auth.enabled }}{{ $_ := required "redis.auth.password is required with redis.enabled (or set secrets.redisUrl)" .Values.redis.auth.password }}{{ end -}}
+{{- else -}}
+{{- $_ := required "secrets.redisUrl is required (or set secrets.existingSecret, or redis.enabled)" $s.redisUrl -}}
+{{- end -}}
 {{- $_ := required "secrets.rootToken is required (or set secrets.existingSecret)" $s.rootToken -}}
 {{- $_ := required "secrets.actorSecret is required (or set secrets.existingSecret)" $s.actorSecret -}}
 {{- $_ := required "secrets.hooksSecretsKey is required (or set secrets.existingSecret)" $s.hooksSecretsKey -}}
@@ -188,7 +245,7 @@ affinity:
 {{- if lt (len $s.rootToken) 20 }}{{ fail "secrets.rootToken must be at least 20 characters" }}{{ end -}}
 {{- if lt (len $s.actorSecret) 16 }}{{ fail "secrets.actorSecret must be at least 16 characters" }}{{ end -}}
 {{- end -}}
-{{- if not .Values.kafka.brokers }}{{ fail "kafka.brokers is required (e.g. [kafka:9092])" }}{{ end -}}
+{{- if not (include "glp.kafkaBrokers" .) }}{{ fail "kafka.brokers is required (e.g. [kafka:9092]), or kafka.enabled" }}{{ end -}}
 {{- $names := list -}}
 {{- range .Values.repoAdmin.storages }}{{ $names = append $names .name }}{{ end -}}
 {{- if not (has "default" $names) }}{{ fail "repoAdmin.storages must contain a storage named default" }}{{ end -}}
@@ -197,8 +254,8 @@ affinity:
 
 {{/* The Secret's keys (required values, no defaults). */}}
 {{- define "glp.secretData" -}}
-DATABASE_URL: {{ .Values.secrets.databaseUrl | quote }}
-REDIS_URL: {{ .Values.secrets.redisUrl | quote }}
+DATABASE_URL: {{ include "glp.databaseUrl" . | quote }}
+REDIS_URL: {{ include "glp.redisUrl" . | quote }}
 GITLAB_ROOT_TOKEN: {{ .Values.secrets.rootToken | quote }}
 ACTOR_SECRET: {{ .Values.secrets.actorSecret | quote }}
 HOOKS_SECRETS_KEY: {{ .Values.secrets.hooksSecretsKey | quote }}

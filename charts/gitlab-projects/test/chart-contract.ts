@@ -7,6 +7,8 @@ import { CHART_DIR } from './helm';
 
 export const DEFAULT_VALUES = path.join(CHART_DIR, 'values.yaml');
 export const ALL_ON_VALUES = path.join(CHART_DIR, 'ci/values-all-on.yaml');
+/** PostgreSQL, Redis and Kafka in the release (the vendored subcharts), nothing external. */
+export const BUNDLED_VALUES = path.join(CHART_DIR, 'ci/values-bundled-infra.yaml');
 
 /** Values the chart requires (no default password is ever rendered); passed for the default-values render. */
 export const KAFKA_SET = ['--set', 'kafka.brokers={kafka-0.kafka:9092}'];

@@ -2,7 +2,7 @@
 // properties the platform depends on (probes, security context, scaling, storages, secrets,
 // network policies, migrations hook). No cluster: helm template + kubernetes-validate only.
 import {
-  ALL_ON_VALUES, COMPONENT_LABEL, DEFAULT_VALUES, EXISTING_SECRET_NAME, EXISTING_SECRET_SET, CALLS,
+  ALL_ON_VALUES, BUNDLED_VALUES, COMPONENT_LABEL, DEFAULT_VALUES, EXISTING_SECRET_NAME, EXISTING_SECRET_SET, CALLS,
   KAFKA_SET, REPO_ADMIN, REQUIRED_SETS, STATELESS, readValues, repoStorages, servicesWith, storagesSet,
 } from './chart-contract';
 import { cleanupHelmHome, lint, template, templateResult } from './helm';
@@ -18,6 +18,7 @@ const CRD_GROUPS = ['monitoring.coreos.com'];
 const CASES: { name: string; args: string[]; valuesFile: string }[] = [
   { name: 'default values', args: REQUIRED_SETS, valuesFile: DEFAULT_VALUES },
   { name: 'ci/values-all-on.yaml', args: ['-f', ALL_ON_VALUES], valuesFile: ALL_ON_VALUES },
+  { name: 'ci/values-bundled-infra.yaml', args: ['-f', BUNDLED_VALUES], valuesFile: BUNDLED_VALUES },
 ];
 
 const rendered = new Map<string, { text: string; objs: Obj[] }>();
@@ -209,7 +210,7 @@ describe('secrets', () => {
   test('without the required values helm fails with a clear message (never a default password)', () => {
     const r = templateResult(KAFKA_SET);
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toMatch(/secrets\.\w+ is required \(or set secrets\.existingSecret\)/);
+    expect(r.stderr).toMatch(/secrets\.\w+ is required \(or set secrets\.existingSecret[,)]/);
     expect(r.stdout).not.toMatch(/kind: Secret/);
   });
 
