@@ -114,6 +114,45 @@ test.each(Object.entries(USERS))('%s: reachable only from the services that use 
   }
 });
 
+test("Kafka's internal topics and the services' topics fit its node count (else no consumer group starts)", () => {
+  const nodes = ofKind(objs, 'StatefulSet').filter((s) => podTemplateLabels(s)['app.kubernetes.io/name'] === 'kafka')
+    .reduce((n, s) => n + (s.spec.replicas ?? 1), 0);
+  expect(nodes).toBeGreaterThan(0);
+  const conf = ofKind(objs, 'ConfigMap').filter((c) => c.data?.['server.properties']).map((c) => c.data['server.properties'] as string);
+  expect(conf.length).toBeGreaterThan(0);
+  for (const text of conf) {
+    const props = Object.fromEntries(text.split('\n').map((l) => l.split('=')).filter((kv) => kv.length === 2).map(([k, v]) => [k.trim(), v.trim()]));
+    // Kafka's defaults: 3 for both replication factors, 2 for the transaction log's min ISR.
+    expect({
+      offsets: Number(props['offsets.topic.replication.factor'] ?? 3) <= nodes,
+      transactions: Number(props['transaction.state.log.replication.factor'] ?? 3) <= nodes,
+      transactionsIsr: Number(props['transaction.state.log.min.isr'] ?? 2) <= nodes,
+    }).toEqual({ offsets: true, transactions: true, transactionsIsr: true });
+  }
+  const config = ofKind(objs, 'ConfigMap').find((c) => c.metadata.name === `${RELEASE}-gitlab-projects-config`)!;
+  expect(Number(config.data.KAFKA_REPLICATION_FACTOR)).toBeLessThanOrEqual(nodes);
+  expect(Number(config.data.KAFKA_MIN_INSYNC_REPLICAS)).toBeLessThanOrEqual(Number(config.data.KAFKA_REPLICATION_FACTOR));
+});
+
+test('PostgreSQL admits every pool at its HPA maximum (max_connections)', () => {
+  const conf = ofKind(objs, 'ConfigMap').find((c) => c.metadata.name === `${RELEASE}-postgresql-extended-configuration`);
+  const max = Number(/^\s*max_connections\s*=\s*(\d+)/m.exec(conf?.data?.['override.conf'] ?? '')?.[1] ?? 100); // PostgreSQL's default: 100
+  const reserved = 3; // superuser_reserved_connections
+  let budget = 0;
+  const parts: string[] = [];
+  for (const w of objs.filter((o) => hasPods(o) && ours(o) && USERS.postgres.users.includes(podTemplateLabels(o)[COMPONENT_LABEL]))) {
+    const hpa = ofKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef?.name === w.metadata.name);
+    const pods = hpa ? hpa.spec.maxReplicas : w.kind === 'Job' ? 1 : (w.spec.replicas ?? 1);
+    const env = [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers].flatMap((c: any) => c.env ?? []);
+    const pool = Number(env.find((e: any) => e.name === 'DB_POOL_MAX')?.value ?? 10); // the services' default
+    budget += pods * pool;
+    parts.push(`${w.metadata.name} ${pods}×${pool}`);
+  }
+  console.log(`[chart] PostgreSQL connections at every HPA maximum: ${budget} (${parts.join(', ')}); max_connections ${max}`);
+  expect(budget).toBeGreaterThan(0);
+  expect(budget).toBeLessThanOrEqual(max - reserved);
+});
+
 test.each([
   ['postgresql', /postgresql\.auth\.password is required with postgresql\.enabled/],
   ['redis', /redis\.auth\.password is required with redis\.enabled/],
