@@ -217,6 +217,58 @@ app.kubernetes.io/name: {{ default .chart (get .root.Values .chart).nameOverride
 {{- end -}}
 {{- end -}}
 
+{{/*
+When the migrations hook runs. With the in-release PostgreSQL it cannot be pre-install (the database does not exist
+before the release's objects do): post-install, after a wait for the database (glp.waitForPostgres).
+*/}}
+{{- define "glp.migrationHooks" -}}
+{{- if .Values.postgresql.enabled }}post-install,pre-upgrade{{ else }}pre-install,pre-upgrade{{ end -}}
+{{- end -}}
+
+{{/*
+An init container of the migrations Job that waits until the in-release PostgreSQL answers a query (a fresh
+StatefulSet needs its volume, image and initdb first); the Job's activeDeadlineSeconds bounds the wait.
+(dict "root" $ "secretName" s)
+*/}}
+{{- define "glp.waitForPostgres" -}}
+{{- $r := .root -}}
+- name: wait-for-postgresql
+  image: {{ include "glp.image" $r }}
+  imagePullPolicy: {{ $r.Values.image.pullPolicy }}
+  workingDir: /app
+  command:
+    - node
+    - -e
+    - |
+      const { Client } = require('pg');
+      (async function attempt() {
+        const c = new Client({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5000 });
+        c.on('error', () => undefined);
+        try {
+          await c.connect();
+          await c.query('SELECT 1');
+          await c.end();
+          console.log('postgresql is ready');
+        } catch (err) {
+          c.end().catch(() => undefined);
+          console.log(`waiting for postgresql: ${err.message}`);
+          setTimeout(attempt, 2000);
+        }
+      })();
+  securityContext:
+    {{- toYaml $r.Values.securityContext | nindent 4 }}
+  env:
+    - name: DATABASE_URL
+      valueFrom:
+        secretKeyRef:
+          name: {{ .secretName }}
+          key: DATABASE_URL
+  resources:
+    {{- toYaml $r.Values.migrations.resources | nindent 4 }}
+  volumeMounts:
+    - {name: tmp, mountPath: /tmp}
+{{- end -}}
+
 {{/* KAFKA_BROKERS: kafka.brokers, else the in-release Kafka's client service. */}}
 {{- define "glp.kafkaBrokers" -}}
 {{- if .Values.kafka.brokers -}}{{ join "," .Values.kafka.brokers }}

@@ -139,14 +139,20 @@ describe.each(CASES)('chart with $name', (c) => {
     for (const name of storages) expect(JSON.stringify(sets.map((s) => [s.metadata.name, podSpec(s).containers]))).toContain(name);
   });
 
-  test('the migrations Job runs as a pre-install,pre-upgrade hook', () => {
+  // Before any rollout; with the in-release PostgreSQL the install hook is post-install (the database does not exist
+  // before the release's objects do), after an init container that waits for it. Its hook Secret goes with it.
+  test('the migrations Job runs as a pre-install (post-install with the in-release PostgreSQL),pre-upgrade hook', () => {
     const { objs } = render(c);
+    const bundled = readValues(c.valuesFile).postgresql?.enabled === true;
+    const hooksOf = (o: Obj) => (o.metadata.annotations?.['helm.sh/hook'] ?? '').split(',').map((s: string) => s.trim()).sort();
     const jobs = ofKind(objs, 'Job').filter((j) => /migrat/.test(j.metadata.name));
     expect(jobs.length).toBeGreaterThan(0);
     for (const j of jobs) {
-      const hooks = (j.metadata.annotations?.['helm.sh/hook'] ?? '').split(',').map((s: string) => s.trim()).sort();
-      expect(hooks).toEqual(expect.arrayContaining(['pre-install', 'pre-upgrade']));
+      expect(hooksOf(j)).toEqual(bundled ? ['post-install', 'pre-upgrade'] : ['pre-install', 'pre-upgrade']);
+      const inits = (podSpec(j).initContainers ?? []).map((x: any) => x.name);
+      expect(inits[0] === 'wait-for-postgresql').toBe(bundled);
     }
+    for (const s of ofKind(objs, 'Secret').filter((x) => x.metadata.annotations?.['helm.sh/hook'])) expect(hooksOf(s)).toEqual(hooksOf(jobs[0]));
   });
 
   test('NetworkPolicies select the pods they protect; gRPC/git ingress only from the allowed callers, whose egress allows it', () => {
