@@ -72,3 +72,11 @@ export function storagesSet(names: string[]): string[] {
 export function servicesWith(values: any, key: 'autoscaling' | 'pdb'): string[] {
   return (values?.services ?? []).filter((s: any) => s?.[key]?.enabled).map((s: any) => s.name);
 }
+
+/**
+ * Peak RSS (MB) of each service in a full `npm run bench:suite` on Node 24 (2026-11-24, 10k–1M projects, up to 32
+ * connections; per-service RSS in the run's report.md). The default memory limits keep 25% above these.
+ */
+export const PEAK_RSS_MB: Record<string, number> = {
+  gateway: 389, projects: 408, identity: 313, 'access-requests': 247, 'repo-admin': 221, 'webhook-dispatcher': 130, hooks: 125, 'push-rules': 124,
+};

@@ -3,7 +3,7 @@
 // network policies, migrations hook). No cluster: helm template + kubernetes-validate only.
 import {
   ALL_ON_VALUES, BUNDLED_VALUES, COMPONENT_LABEL, DEFAULT_VALUES, EXISTING_SECRET_NAME, EXISTING_SECRET_SET, CALLS,
-  KAFKA_SET, REPO_ADMIN, REQUIRED_SETS, STATELESS, readValues, repoStorages, servicesWith, storagesSet,
+  KAFKA_SET, PEAK_RSS_MB, REPO_ADMIN, REQUIRED_SETS, STATELESS, readValues, repoStorages, servicesWith, storagesSet,
 } from './chart-contract';
 import { cleanupHelmHome, lint, template, templateResult } from './helm';
 import { kubeValidate } from './kubernetes-validate';
@@ -210,6 +210,28 @@ describe.each(CASES)('chart with $name', (c) => {
     }
     expect(failures).toEqual([]);
   });
+});
+
+const MI = 1024 * 1024;
+const bytes = (q: string) => {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?$/.exec(q);
+  if (!m) throw new Error(`unparsed quantity ${q}`);
+  const unit = { Ki: 1024, Mi: MI, Gi: 1024 * MI, K: 1e3, M: 1e6, G: 1e9 }[m[2] as 'Ki'] ?? 1;
+  return Number(m[1]) * unit;
+};
+
+test('default memory limits keep 25% above each service\'s peak RSS under the benchmark suite', () => {
+  const objs = parseManifests(template(REQUIRED_SETS));
+  const failures: string[] = [];
+  for (const [svc, peakMb] of Object.entries(PEAK_RSS_MB)) {
+    const ws = objs.filter((o) => isWorkload(o) && podTemplateLabels(o)[COMPONENT_LABEL] === svc);
+    if (ws.length === 0) failures.push(`${svc}: no workload`);
+    for (const w of ws) {
+      const limit = podSpec(w).containers[0].resources?.limits?.memory;
+      if (!limit || bytes(limit) < 1.25 * peakMb * 1e6) failures.push(`${id(w)}: limit ${limit} < 1.25 × ${peakMb} MB`);
+    }
+  }
+  expect(failures).toEqual([]);
 });
 
 describe('secrets', () => {
