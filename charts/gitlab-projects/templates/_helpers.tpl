@@ -196,6 +196,12 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/name: {{ default .chart (get .root.Values .chart).nameOverride }}
 {{- end -}}
 
+{{/* "host:port" of an in-release dependency's client Service: (dict "root" $ "chart" "postgresql"|"redis"|"kafka"). */}}
+{{- define "glp.bundledAddr" -}}
+{{- $name := include "glp.subchartFullname" . -}}
+{{- if eq .chart "postgresql" }}{{ $name }}:5432{{ else if eq .chart "redis" }}{{ $name }}-master:6379{{ else }}{{ $name }}:9092{{ end -}}
+{{- end -}}
+
 {{/* A URL's userinfo part, percent-encoded. */}}
 {{- define "glp.urlUserinfo" -}}
 {{- . | urlquery | replace "+" "%20" -}}
@@ -205,14 +211,14 @@ app.kubernetes.io/name: {{ default .chart (get .root.Values .chart).nameOverride
 {{- if .Values.secrets.databaseUrl -}}{{ .Values.secrets.databaseUrl }}
 {{- else if .Values.postgresql.enabled -}}
 {{- $a := .Values.postgresql.auth -}}
-{{- printf "postgres://%s:%s@%s:5432/%s" (include "glp.urlUserinfo" $a.username) (include "glp.urlUserinfo" $a.password) (include "glp.subchartFullname" (dict "root" . "chart" "postgresql")) $a.database -}}
+{{- printf "postgres://%s:%s@%s/%s" (include "glp.urlUserinfo" $a.username) (include "glp.urlUserinfo" $a.password) (include "glp.bundledAddr" (dict "root" . "chart" "postgresql")) $a.database -}}
 {{- end -}}
 {{- end -}}
 
 {{- define "glp.redisUrl" -}}
 {{- if .Values.secrets.redisUrl -}}{{ .Values.secrets.redisUrl }}
 {{- else if .Values.redis.enabled -}}
-{{- $host := printf "%s-master:6379" (include "glp.subchartFullname" (dict "root" . "chart" "redis")) -}}
+{{- $host := include "glp.bundledAddr" (dict "root" . "chart" "redis") -}}
 {{- if .Values.redis.auth.enabled -}}{{ printf "redis://:%s@%s" (include "glp.urlUserinfo" .Values.redis.auth.password) $host }}{{- else -}}{{ printf "redis://%s" $host }}{{- end -}}
 {{- end -}}
 {{- end -}}
@@ -272,7 +278,7 @@ StatefulSet needs its volume, image and initdb first); the Job's activeDeadlineS
 {{/* KAFKA_BROKERS: kafka.brokers, else the in-release Kafka's client service. */}}
 {{- define "glp.kafkaBrokers" -}}
 {{- if .Values.kafka.brokers -}}{{ join "," .Values.kafka.brokers }}
-{{- else if .Values.kafka.enabled -}}{{ printf "%s:9092" (include "glp.subchartFullname" (dict "root" . "chart" "kafka")) }}
+{{- else if .Values.kafka.enabled -}}{{ include "glp.bundledAddr" (dict "root" . "chart" "kafka") }}
 {{- end -}}
 {{- end -}}
 

@@ -3,11 +3,10 @@
 // with a default password, and absent unless enabled. No cluster: helm + the rendered manifests.
 import { BUNDLED_VALUES, COMPONENT_LABEL, DEFAULT_VALUES, REQUIRED_SETS, readValues } from './chart-contract';
 import { CHART_DIR, RELEASE, cleanupHelmHome, helm, template, templateResult } from './helm';
-import { Obj, ofKind, parseManifests, podTemplateLabels, selects } from './manifests';
-import { existsSync } from 'node:fs';
+import { Obj, hasPods, ofKind, parseManifests, podTemplateLabels, selects } from './manifests';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { readFileSync } from 'node:fs';
 
 jest.setTimeout(120_000);
 afterAll(cleanupHelmHome);
@@ -32,7 +31,6 @@ beforeAll(() => {
   objs = parseManifests(template(['-f', BUNDLED_VALUES]));
 });
 
-const hasPods = (o: Obj) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind);
 const ours = (o: Obj) => podTemplateLabels(o)[PART_OF] === 'gitlab-projects';
 const subchartPods = (chart: string) => objs.filter((o) => hasPods(o) && podTemplateLabels(o)['app.kubernetes.io/name'] === chart);
 /** Our components whose pods a selector matches. */

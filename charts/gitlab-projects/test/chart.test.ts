@@ -7,7 +7,7 @@ import {
 } from './chart-contract';
 import { cleanupHelmHome, lint, template, templateResult } from './helm';
 import { kubeValidate } from './kubernetes-validate';
-import { Obj, countByKind, isEmptySelector, isWorkload, ofKind, parseManifests, podSpec, podTemplateLabels, selects } from './manifests';
+import { Obj, countByKind, hasPods, isEmptySelector, isWorkload, ofKind, parseManifests, podSpec, podTemplateLabels, selects } from './manifests';
 
 jest.setTimeout(120_000);
 afterAll(cleanupHelmHome);
@@ -35,7 +35,6 @@ function render(c: (typeof CASES)[number]) {
 const id = (o: Obj) => `${o.kind}/${o.metadata.name}`;
 const component = (o: Obj) => podTemplateLabels(o)[COMPONENT_LABEL];
 const workloadsOf = (objs: Obj[], comp: string) => objs.filter((o) => isWorkload(o) && component(o) === comp);
-const hasPods = (o: Obj) => isWorkload(o) || o.kind === 'Job' || o.kind === 'CronJob';
 /** Components whose pods (Deployments, StatefulSets, Jobs) a pod selector matches (namespace-local). */
 const componentsSelected = (objs: Obj[], sel: any) =>
   [...new Set(objs.filter((o) => hasPods(o) && selects(sel, podTemplateLabels(o))).map(component))].sort();

@@ -22,6 +22,8 @@ export function parseManifests(text: string): Obj[] {
 
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet'];
 export const isWorkload = (o: Obj) => WORKLOAD_KINDS.includes(o.kind);
+/** Objects that run pods: workloads and (Cron)Jobs. */
+export const hasPods = (o: Obj) => isWorkload(o) || o.kind === 'Job' || o.kind === 'CronJob';
 export const ofKind = (objs: Obj[], kind: string) => objs.filter((o) => o.kind === kind);
 
 export function podTemplateLabels(o: Obj): Record<string, string> {
