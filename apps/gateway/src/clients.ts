@@ -7,10 +7,13 @@ import { createUploadStreams, type UploadStreams } from './upload-streams';
 import { HookRateLimits } from './http/hook-rate-limits';
 import { ApiRateLimits } from './http/api-rate-limits';
 import { parseShards, RepoAdminRouter } from './repo-admin-router';
+import { ProjectReadBatcher } from './project-read-batcher';
 
 export interface Services {
   identity: PromiseClient<identityV1.IdentityServiceClient>;
   projects: PromiseClient<projectsV1.ProjectsServiceClient>;
+  /** GET /projects/:id's reads, coalesced into GetProjects calls (project-read-batcher.ts). */
+  projectReads: ProjectReadBatcher;
   accessRequests: PromiseClient<accessRequestsV1.AccessRequestsServiceClient>;
   repoAdmin: PromiseClient<repoAdminV1.RepoAdminServiceClient>;
   /** repo-admin's server-streaming calls (snapshots). */
@@ -65,6 +68,7 @@ export function createServices(config: GatewayConfig): Services {
   return {
     identity,
     projects,
+    projectReads: new ProjectReadBatcher(projects, { windowMs: config.PROJECT_READ_BATCH_WINDOW_MS, maxBatch: config.PROJECT_READ_BATCH_MAX }),
     accessRequests,
     hooks,
     pushRules,

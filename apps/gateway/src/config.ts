@@ -46,6 +46,13 @@ export const gatewayEnv = z.object({
   INSTANCE_ID: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, ".", "_" and "-" only').optional(),
   /** Deadline of each gRPC call made for a request. */
   GRPC_DEADLINE_MS: env.int(10000, 100, 120000),
+  /**
+   * GET /projects/:id reads that arrive together (within this many ms of the first; 0 = in the same turn of the event
+   * loop) go to projects as one GetProjects call, whatever their callers.
+   */
+  PROJECT_READ_BATCH_WINDOW_MS: env.int(0, 0, 1000),
+  /** The most reads one GetProjects call carries (projects takes up to 100); 1 turns batching off. */
+  PROJECT_READ_BATCH_MAX: env.int(100, 1, 100),
   /** Reported by GET /version and /metadata. */
   GITLAB_VERSION: env.str('18.6.0'),
   BODY_LIMIT: env.str('10mb'),

@@ -18,3 +18,8 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
 export function currentContext(): RequestContext | undefined {
   return storage.getStore();
 }
+
+/** Runs fn outside any request context (timers and callbacks it creates carry none): work shared by several requests. */
+export function outsideContext<T>(fn: () => T): T {
+  return storage.exit(fn);
+}

@@ -1,5 +1,5 @@
 import { Metadata, status } from '@grpc/grpc-js';
-import { conflict, DomainError, forbidden, fromGrpcError, invalid, notFound, projectMoved, toGrpcError, unauthenticated } from './errors';
+import { conflict, DomainError, forbidden, fromErrorPayload, fromGrpcError, invalid, isUnimplemented, notFound, projectMoved, toErrorPayload, toGrpcError, unauthenticated } from './errors';
 
 describe('domain error ⇄ gRPC status mapping', () => {
   it.each([
@@ -73,5 +73,24 @@ describe('domain error ⇄ gRPC status mapping', () => {
     expect(fromGrpcError({ code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() }).kind).toBe('unavailable');
     expect(fromGrpcError({ code: status.NOT_FOUND, details: 'x', metadata: new Metadata() }).kind).toBe('not_found');
     expect(fromGrpcError({ code: status.DATA_LOSS, details: 'x', metadata: new Metadata() }).kind).toBe('internal');
+  });
+
+  it('carries the error of one item of a batch as plain fields and back (ErrorPayload), with the same rules', () => {
+    expect(toErrorPayload(projectMoved(12))).toEqual({ kind: 'moved', message: 'Project', fieldsJson: '', movedToId: 12 });
+    expect(fromErrorPayload(toErrorPayload(projectMoved(12)))).toMatchObject({ kind: 'moved', message: 'Project', movedToId: 12 });
+    const invalidOne = fromErrorPayload(toErrorPayload(invalid({ name: ['is too long'] })));
+    expect(invalidOne).toBeInstanceOf(DomainError);
+    expect(invalidOne).toMatchObject({ kind: 'invalid', fields: { name: ['is too long'] } });
+    // Unexpected errors stay hidden; a database that is gone is `unavailable`; an unknown kind is internal.
+    expect(toErrorPayload(new Error('relation "users" does not exist'))).toEqual({ kind: 'internal', message: 'internal error', fieldsJson: '', movedToId: 0 });
+    expect(toErrorPayload(Object.assign(new Error('gone'), { code: 'ECONNREFUSED' })).kind).toBe('unavailable');
+    expect(fromErrorPayload({ kind: 'no-such-kind', message: 'x' }).kind).toBe('internal');
+    expect(fromErrorPayload({ kind: 'not_found', message: 'Project', movedToId: 5 }).movedToId).toBeUndefined();
+  });
+
+  it('tells an UNIMPLEMENTED call (a peer without the method) from other failures', () => {
+    expect(isUnimplemented(fromGrpcError({ code: status.UNIMPLEMENTED, details: 'The server does not implement the method', metadata: new Metadata() }))).toBe(true);
+    expect(isUnimplemented(fromGrpcError({ code: status.INTERNAL, details: 'x', metadata: new Metadata() }))).toBe(false);
+    expect(isUnimplemented(new Error('x'))).toBe(false);
   });
 });

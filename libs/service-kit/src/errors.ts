@@ -153,5 +153,48 @@ export function fromGrpcError(err: unknown): DomainError {
   }
   const movedTo = se.metadata?.get(MOVED_TO_KEY)[0];
   const movedToId = typeof movedTo === 'string' && /^\d+$/.test(movedTo) ? Number(movedTo) : undefined;
-  return new DomainError(kind, se.details ?? '', fields, movedToId);
+  const domainError = new DomainError(kind, se.details ?? '', fields, movedToId);
+  // The transport's code, for the callers that branch on one no kind names (isUnimplemented).
+  Object.defineProperty(domainError, 'grpcCode', { value: se.code, enumerable: false });
+  return domainError;
+}
+
+/** A domain error as plain fields, for a message that carries the failure of one item of a batch. */
+export interface ErrorPayload {
+  kind: string;
+  message: string;
+  /** Field errors of `invalid` as JSON; empty otherwise. */
+  fieldsJson: string;
+  /** For `moved`: the project's id; 0 otherwise. */
+  movedToId: number;
+}
+
+/** Any thrown value as an ErrorPayload, with toGrpcError's rules (unknown errors: `internal`, a generic message). */
+export function toErrorPayload(err: unknown): ErrorPayload {
+  if (err instanceof DomainError) {
+    return { kind: err.kind, message: err.message, fieldsJson: err.fields ? JSON.stringify(err.fields) : '', movedToId: err.movedToId ?? 0 };
+  }
+  if (isDependencyUnavailable(err)) return { kind: 'unavailable', message: 'a dependency is unavailable', fieldsJson: '', movedToId: 0 };
+  return { kind: 'internal', message: 'internal error', fieldsJson: '', movedToId: 0 };
+}
+
+const ERROR_KINDS = new Set<string>(Object.keys(KIND_TO_GRPC));
+
+/** The DomainError an ErrorPayload describes (an unknown kind: `internal`). */
+export function fromErrorPayload(p: Partial<ErrorPayload> | undefined): DomainError {
+  const kind = (p?.kind && ERROR_KINDS.has(p.kind) ? p.kind : 'internal') as ErrorKind;
+  let fields: FieldErrors | undefined;
+  if (p?.fieldsJson) {
+    try {
+      fields = JSON.parse(p.fieldsJson) as FieldErrors;
+    } catch {
+      fields = undefined;
+    }
+  }
+  return new DomainError(kind, p?.message ?? '', fields, kind === 'moved' && p?.movedToId ? Number(p.movedToId) : undefined);
+}
+
+/** Whether a call failed because the server does not have the method (an older peer during a rolling upgrade). */
+export function isUnimplemented(err: unknown): boolean {
+  return (err as { grpcCode?: unknown })?.grpcCode === status.UNIMPLEMENTED;
 }

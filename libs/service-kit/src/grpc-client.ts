@@ -35,6 +35,16 @@ export type PromiseClient<C> = {
   [K in keyof C as K extends keyof Client ? never : C[K] extends (...args: never[]) => ClientUnaryCall ? K : never]: Promisified<C[K]>;
 };
 
+export interface GrpcClientExtras<C> {
+  raw: C;
+  close(): void;
+  /**
+   * A caller signed for one rpc (by its method name, e.g. `getProjects`), to travel inside a message: the items of a
+   * batch that carries several callers (CallContext.asCaller verifies it on the server).
+   */
+  signActorFor(method: keyof PromiseClient<C> & string, actor: Actor): { payload: string; signature: string };
+}
+
 type ClientCtor<C> = (new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C) & {
   /** The service definition generated clients carry (method name → { path, ... }). */
   service?: Record<string, { path: string }>;
@@ -49,7 +59,7 @@ export function createGrpcClient<C extends Client>(
   Ctor: ClientCtor<C>,
   address: string,
   opts: { actorSecret: string; defaultDeadlineMs?: number },
-): PromiseClient<C> & { raw: C; close(): void } {
+): PromiseClient<C> & GrpcClientExtras<C> {
   const raw = new Ctor(address.includes('://') ? address : `dns:///${address}`, credentials.createInsecure(), {
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
     'grpc.keepalive_time_ms': 30000,
@@ -61,7 +71,15 @@ export function createGrpcClient<C extends Client>(
   });
   const defaultDeadline = opts.defaultDeadlineMs ?? 10000;
   const signer = new ActorSigner(opts.actorSecret);
-  const wrapper: Record<string, unknown> = { raw, close: () => raw.close() };
+  const wrapper: Record<string, unknown> = {
+    raw,
+    close: () => raw.close(),
+    signActorFor: (method: string, actor: Actor) => {
+      const path = Ctor.service?.[method]?.path;
+      if (!path) throw new Error(`no rpc ${method}`);
+      return signer.sign(actor, path);
+    },
+  };
   const proto = Object.getPrototypeOf(raw) as Record<string, unknown>;
   for (const name of Object.keys(proto)) {
     const fn = proto[name];
@@ -88,5 +106,5 @@ export function createGrpcClient<C extends Client>(
         );
       });
   }
-  return wrapper as PromiseClient<C> & { raw: C; close(): void };
+  return wrapper as PromiseClient<C> & GrpcClientExtras<C>;
 }

@@ -12,7 +12,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorVerifier, type Actor, ActorVerificationError } from './actor';
 import { runWithContext } from './context';
-import { toGrpcError, unauthenticated } from './errors';
+import { DomainError, toErrorPayload, toGrpcError, unauthenticated, type ErrorPayload } from './errors';
 import { grpcServerHandled } from './metrics';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -22,7 +22,26 @@ export interface CallContext {
   actor: Actor;
   requestId: string;
   metadata: Metadata;
+  /** The callers of a batch's items (GetProjects); set by bindService (a handler called directly, as in a test, may go without). */
+  callers?: ItemCallers;
 }
+
+/**
+ * The callers that travel inside a request, one per item of a batch that carries several (GetProjects): each is signed
+ * for the call's method as the call's own actor is.
+ */
+export interface ItemCallers {
+  /** The verified caller of an item; UNAUTHENTICATED (DomainError) for a missing, forged or expired signature. */
+  verify(signed: { payload: string; signature: string } | undefined, requestId?: string): Actor;
+  /**
+   * Runs fn in a request context of its own (the item's caller and request id), so its calls and logs are that
+   * caller's; a failure comes back as the ErrorPayload the call's status would have carried (an internal one is logged
+   * as a handler's is), so one item's failure does not fail the batch.
+   */
+  run<T>(actor: Actor, requestId: string, fn: () => Promise<T>): Promise<ItemOutcome<T>>;
+}
+
+export type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorPayload };
 
 /** A service written as async functions: (request, ctx) => response. */
 export type AsyncService<S> = {
@@ -50,6 +69,27 @@ export function bindService<S>(
   for (const [name, method] of Object.entries(definition)) {
     const handler = (handlers as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[name];
     if (!handler) throw new Error(`no handler for ${method.path}`);
+    // One per method (not per call): the hot path allocates nothing for it.
+    const callers: ItemCallers = {
+      verify(signed, itemRequestId) {
+        try {
+          return verifier.verify(signed?.payload, signed?.signature, method.path);
+        } catch (err) {
+          const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
+          opts.logger.warn({ method: method.path, request_id: itemRequestId, reason }, 'rejected an item with an invalid actor');
+          throw unauthenticated(reason);
+        }
+      },
+      run: <T>(itemActor: Actor, itemRequestId: string, fn: () => Promise<T>) =>
+        runWithContext({ requestId: itemRequestId, actor: itemActor, operation: method.path }, fn).then(
+          (value): ItemOutcome<T> => ({ ok: true, value }),
+          (err: unknown): ItemOutcome<T> => {
+            const error = toErrorPayload(err);
+            if (error.kind === 'internal' && !(err instanceof DomainError)) opts.logger.error({ err, method: method.path, request_id: itemRequestId }, 'item failed');
+            return { ok: false, error };
+          },
+        ),
+    };
     const unary: handleUnaryCall<unknown, unknown> = (call: ServerUnaryCall<unknown, unknown>, callback) => {
       const started = process.hrtime.bigint();
       const requestId = firstString(call.metadata, REQUEST_ID_HEADER) ?? randomUUID();
@@ -67,7 +107,7 @@ export function bindService<S>(
         return;
       }
       runWithContext({ requestId, actor, operation: method.path }, () => {
-        handler(call.request, { actor, requestId, metadata: call.metadata }).then(
+        handler(call.request, { actor, requestId, metadata: call.metadata, callers }).then(
           (res) => {
             done('OK');
             callback(null, res);

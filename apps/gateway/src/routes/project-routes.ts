@@ -278,7 +278,7 @@ export const projectRoutes: RouteDef[] = [
     handler: async ({ params, actor, services, urls }) => {
       const selector = projectSelector(params.id ?? '');
       if (!selector) throw HttpError.notFound('Project');
-      const { project } = await services.projects.getProject({ selector, withCustomAttributes: params.with_custom_attributes === true, statistics: params.statistics === true });
+      const { project } = await services.projectReads.read({ selector, withCustomAttributes: params.with_custom_attributes === true, statistics: params.statistics === true });
       return { body: projectForViewer(project!, urls, { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor), license: params.license === true }) };
     },
   }),

@@ -79,6 +79,17 @@ export async function readableProject(
   else if (sel?.$case === 'fullPath') {
     row = (await findProjectByFullPath(deps.pool, sel.value, callerId(actor))) ?? (await findProjectByRedirect(deps.pool, sel.value, callerId(actor)));
   }
+  return readableRow(deps, actor, sel, row, opts);
+}
+
+/** readableProject of a row already read (as the caller sees it) for that selector: undefined is NOT_FOUND. */
+export async function readableRow(
+  deps: ProjectsDeps,
+  actor: Actor,
+  sel: projectsV1.ProjectSelector['selector'] | projectsV1.GetProjectRequest['selector'],
+  row: ProjectRow | undefined,
+  opts: { followRedirects?: boolean } = {},
+): Promise<ReadableProject> {
   if (!row) throw notFound('Project');
   const levels = await projectGroupLevels(deps, actor, row);
   const facts = { ...accessFacts(row, levels.groupAccess, levels.shareAccess), source: levels.source };

@@ -1,9 +1,10 @@
 import { projectsV1 } from '@glp/proto';
-import type { AsyncService } from '@glp/service-kit';
+import { badRequest, toErrorPayload, type Actor, type AsyncService } from '@glp/service-kit';
 import type { ProjectsDeps } from '../app/deps';
 import { listProjects } from '../app/list-projects';
 import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
-import { levelsFrom, readableProject, shareLinksOf } from '../app/read-project';
+import { levelsFrom, readableProject, shareLinksOf, type ReadableProject } from '../app/read-project';
+import { prefetchRowsById, readableFromBatch } from '../app/read-projects';
 import { shareAccess } from '../domain/sharing-rules';
 import { createProject } from '../app/create-project';
 import { importSourceFor } from '../app/import-source';
@@ -34,6 +35,22 @@ function toProtoMember(m: MemberView): projectsV1.ProjectMember {
   });
 }
 
+/** GetProjects takes at most this many items (the gateway sends batches of up to this). */
+const MAX_BATCH_ITEMS = 100;
+
+/**
+ * The GetProject answer for a project the caller may read: the row alone on the hot path (GET /projects/:id), with
+ * custom attributes and statistics only when asked for.
+ */
+async function projectAnswer(deps: ProjectsDeps, actor: Actor, req: projectsV1.GetProjectRequest, readable: ReadableProject): Promise<projectsV1.Project> {
+  const { row, facts, access } = readable;
+  if (!req.withCustomAttributes && !req.statistics) return toProtoProject(row, actor, facts);
+  const [attributes, extras] = await Promise.all([
+    shownCustomAttributes(deps, actor, req.withCustomAttributes, [row.id]), singleProjectExtras(deps, actor, { row, access }, req.statistics),
+  ]);
+  return attachCustomAttributes([toProtoProject(row, actor, facts, extras)], attributes)[0];
+}
+
 const page = (p: number, perPage: number) => ({ page: Math.max(1, p || 1), perPage: Math.min(100, Math.max(1, perPage || 20)) });
 
 /** gRPC adapters of the projects service: decode, call the use case (app/), encode. */
@@ -59,13 +76,33 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
     },
 
     async getProject(req, ctx) {
-      const { row, facts, access } = await readableProject(deps, ctx.actor, req.selector);
-      // The hot path (GET /projects/:id): nothing more to fetch unless custom attributes or statistics were asked for.
-      if (!req.withCustomAttributes && !req.statistics) return { project: toProtoProject(row, ctx.actor, facts) };
-      const [attributes, extras] = await Promise.all([
-        shownCustomAttributes(deps, ctx.actor, req.withCustomAttributes, [row.id]), singleProjectExtras(deps, ctx.actor, { row, access }, req.statistics),
-      ]);
-      return { project: attachCustomAttributes([toProtoProject(row, ctx.actor, facts, extras)], attributes)[0] };
+      return { project: await projectAnswer(deps, ctx.actor, req, await readableProject(deps, ctx.actor, req.selector)) };
+    },
+
+    async getProjects(req, ctx) {
+      const callers = ctx.callers;
+      if (!callers) throw new Error('GetProjects is served through bindService (it verifies the items\' callers)');
+      if (req.items.length > MAX_BATCH_ITEMS) throw badRequest(`at most ${MAX_BATCH_ITEMS} items`);
+      // Every item's caller first (a forged one fails that item only), then the by-id rows in one statement per caller.
+      const items = req.items.map((item) => {
+        const requestId = item.requestId || ctx.requestId;
+        try {
+          return { requestId, request: item.request, actor: callers.verify(item.actor, requestId) };
+        } catch (err) {
+          return { requestId, request: item.request, error: toErrorPayload(err) };
+        }
+      });
+      const reads = items.flatMap((i) => (i.actor ? [{ actor: i.actor, selector: i.request?.selector }] : []));
+      const rows = await prefetchRowsById(deps, reads);
+      const results = await Promise.all(items.map(async (item): Promise<projectsV1.GetProjectsResult> => {
+        if (!item.actor) return { result: { $case: 'error', value: item.error ?? toErrorPayload(undefined) } };
+        const { actor } = item;
+        const request = item.request ?? projectsV1.GetProjectRequest.fromPartial({});
+        const outcome = await callers.run(actor, item.requestId, async () =>
+          projectAnswer(deps, actor, request, await readableFromBatch(deps, { actor, selector: request.selector }, rows)));
+        return { result: outcome.ok ? { $case: 'project', value: outcome.value } : { $case: 'error', value: outcome.error } };
+      }));
+      return { results };
     },
 
     async listProjects(req, ctx) {

@@ -314,6 +314,14 @@ async function pageOf(db: Queryable, f: ListFilter, where: string, values: unkno
 }
 
 /**
+ * The projects of these ids as the caller `callerId` sees them (missing ids are absent): one statement for a batch of
+ * GetProject reads (GetProjects), the listing's prepared statement.
+ */
+export async function findProjectsByIds(db: Queryable, callerId: number, ids: number[]): Promise<ProjectRow[]> {
+  return rowsByIds(db, callerId, ids.map(String));
+}
+
+/**
  * The projects of these ids, in that order (joined by primary key and kept in the array's order: no sort, no walk of an
  * ordering index), as the caller `callerId` sees them; none asked, no query.
  */

@@ -1,0 +1,159 @@
+import { Metadata } from '@grpc/grpc-js';
+import { createPool, type Pool } from '@glp/db';
+import { identityV1, projectsV1 } from '@glp/proto';
+import {
+  bindService, createGrpcClient, createLogger, currentContext, DomainError, fromErrorPayload, requestSqlQueries, signActor, startGrpcServer,
+  type Actor, type CallContext, type RunningGrpcServer,
+} from '@glp/service-kit';
+import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
+import { projectsService } from '../../src/grpc/projects-service';
+import { migrateProjects } from '../../src/migrations';
+import { upsertNamespace } from '../../src/store/namespace-replica-store';
+
+const SECRET = 'batched-reads-secret';
+const GET_PROJECTS = '/gitlab.projects.v1.ProjectsService/GetProjects';
+const user = (id: number, username: string, admin = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'] });
+const root = user(1, 'root', true);
+const alice = user(2, 'alice');
+const bob = user(3, 'bob');
+const carol = user(4, 'carol'); // a Reporter of group "team" (identity says so), nothing else
+const anonymous: Actor = { kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] };
+const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
+const { VISIBILITY_PRIVATE: PRIVATE, VISIBILITY_PUBLIC: PUBLIC } = projectsV1.Visibility;
+const byId = (id: number) => projectsV1.GetProjectRequest.fromPartial({ selector: { $case: 'id', value: id } });
+const byPath = (fullPath: string) => projectsV1.GetProjectRequest.fromPartial({ selector: { $case: 'fullPath', value: fullPath } });
+
+/**
+ * GetProjects (the gateway's coalesced GET /projects/:id) through a real gRPC server: every item answered as GetProject
+ * answers its caller (errors per item, MOVED with the id), callers verified per item and run in their own context, and
+ * the by-id rows read in one statement per caller.
+ */
+describe('GetProjects: several callers\' project reads in one call', () => {
+  const schema = uniqueName('it_batched_reads');
+  let pool: Pool;
+  let server: RunningGrpcServer;
+  let client: ReturnType<typeof createGrpcClient<projectsV1.ProjectsServiceClient>>;
+  let service: ReturnType<typeof projectsService>;
+  const identityCallers: { user: number; caller?: string; requestId?: string }[] = [];
+  const identity = {
+    getNamespace: jest.fn(async (r: identityV1.GetNamespaceRequest) => {
+      if (r.selector?.$case === 'id' && r.selector.value === 500) {
+        return { namespace: identityV1.Namespace.fromPartial({ id: 500, name: 'Team', path: 'team', kind: 'group', fullPath: 'team', version: 1 }), callerAccessLevel: 50 };
+      }
+      throw new DomainError('not_found', 'Namespace');
+    }),
+    getGroup: jest.fn(async () => ({ group: identityV1.Group.fromPartial({ id: 500, path: 'team', fullPath: 'team', visibility: 'private' }) })),
+    getUserGroupAccess: jest.fn(async (r: identityV1.GetUserGroupAccessRequest) => {
+      // Whose call this is: the item's caller and request id, not the gateway's.
+      identityCallers.push({ user: r.userId, caller: currentContext()?.actor?.username, requestId: currentContext()?.requestId });
+      return { groups: r.userId === carol.id ? [{ groupId: 500, accessLevel: 20 }] : r.userId === alice.id ? [{ groupId: 500, accessLevel: 50 }] : [] };
+    }),
+    getUser: jest.fn(async (r: identityV1.GetUserRequest) => ({
+      user: identityV1.User.fromPartial({ id: r.selector?.$case === 'id' ? r.selector.value : 0, username: 'u', state: 'active', projectsLimit: 100000 }),
+    })),
+    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
+  };
+  const ids: Record<string, number> = {};
+
+  const item = (actor: Actor, request: projectsV1.GetProjectRequest, requestId = `req-${actor.username || 'anon'}`) =>
+    ({ request, actor: client.signActorFor('getProjects', actor), requestId });
+  const getProjects = (items: projectsV1.GetProjectsItem[]) => client.getProjects({ items }, { actor: { kind: 'system', id: 0, username: 'gateway', admin: true, scopes: ['api'] } });
+  /** What GetProject answers this caller for this read: the project, or its error as an ErrorPayload would carry it. */
+  const single = async (actor: Actor, request: projectsV1.GetProjectRequest) => {
+    try {
+      return { project: (await client.getProject(request, { actor })).project };
+    } catch (err) {
+      const e = err as DomainError;
+      return { error: { kind: e.kind, message: e.message, movedToId: e.movedToId ?? 0 } };
+    }
+  };
+  const asSingle = (r: projectsV1.GetProjectsResult) =>
+    r.result?.$case === 'project' ? { project: r.result.value } : { error: { kind: r.result?.value.kind, message: r.result?.value.message, movedToId: r.result?.value.movedToId } };
+  const sqlOfGetProjects = async () => (await requestSqlQueries.get()).values.find((v) => v.labels.method === GET_PROJECTS)?.value ?? 0;
+
+  beforeAll(async () => {
+    const { databaseUrl } = infraFromEnv();
+    await migrateProjects(databaseUrl, schema);
+    pool = createPool({ url: databaseUrl, schema, max: 4 });
+    service = projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000 });
+    const logger = createLogger('projects-test', 'silent');
+    server = await startGrpcServer({
+      port: 0, host: '127.0.0.1', logger, maxConnectionAgeMs: 0,
+      services: [{ name: 'gitlab.projects.v1.ProjectsService', definition: projectsV1.ProjectsServiceService, implementation: bindService(projectsV1.ProjectsServiceService, service, { actorSecret: SECRET, logger }) }],
+    });
+    client = createGrpcClient(projectsV1.ProjectsServiceClient, `127.0.0.1:${server.port}`, { actorSecret: SECRET });
+    await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
+    await upsertNamespace(pool, { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
+    const create = async (name: string, namespaceId: number, visibility: projectsV1.Visibility) =>
+      (await service.createProject(projectsV1.CreateProjectRequest.fromPartial({ name, namespaceId, visibility }), ctx(alice))).project!.id;
+    ids.secret = await create('secret', 10, PRIVATE);
+    ids.open = await create('open', 10, PUBLIC);
+    ids.team = await create('team-app', 500, PRIVATE);
+    ids.renamed = await create('old-name', 10, PRIVATE);
+    await service.updateProject(projectsV1.UpdateProjectRequest.fromPartial({ project: { selector: { $case: 'id', value: ids.renamed } }, path: 'new-name' }), ctx(alice));
+  }, 60_000);
+  afterAll(async () => {
+    client?.close();
+    await server?.stop(1000);
+    await pool?.end();
+    await dropSchemas(schema);
+  });
+
+  it('answers every item as GetProject answers its caller: projects, hidden ones NOT_FOUND, an old path MOVED with the id', async () => {
+    const reads: [Actor, projectsV1.GetProjectRequest][] = [
+      [root, byId(ids.secret)], [alice, byId(ids.secret)], [bob, byId(ids.secret)], [anonymous, byId(ids.open)],
+      [anonymous, byId(ids.secret)], [carol, byId(ids.team)], [bob, byId(ids.team)], [alice, byPath('alice/old-name')],
+      [alice, byPath('ALICE/New-Name')], [root, byId(999_999)], [alice, projectsV1.GetProjectRequest.fromPartial({ selector: { $case: 'id', value: ids.open }, statistics: true })],
+      [root, byId(ids.secret)], // the same read twice in a batch
+    ];
+    const { results } = await getProjects(reads.map(([a, r], i) => item(a, r, `req-${i}`)));
+    expect(results).toHaveLength(reads.length);
+    const expected = await Promise.all(reads.map(([a, r]) => single(a, r)));
+    expect(results.map(asSingle)).toEqual(expected);
+    // and those answers are what they should be
+    expect(results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : r.result?.value.kind))).toEqual([
+      ids.secret, ids.secret, 'not_found', ids.open, 'not_found', ids.team, 'not_found', 'moved', ids.renamed, 'not_found', ids.open, ids.secret,
+    ]);
+    expect(fromErrorPayload(results[7].result?.$case === 'error' ? results[7].result.value : undefined)).toMatchObject({ kind: 'moved', movedToId: ids.renamed });
+    expect(results[10].result?.$case === 'project' && results[10].result.value.statistics).toBeTruthy();
+  });
+
+  it('asks identity as each item\'s caller, with the item\'s request id', async () => {
+    identityCallers.length = 0;
+    await getProjects([item(carol, byId(ids.team), 'req-carol'), item(bob, byId(ids.team), 'req-bob')]);
+    expect(identityCallers.sort((a, b) => a.user - b.user)).toEqual([
+      { user: bob.id, caller: 'bob', requestId: 'req-bob' }, { user: carol.id, caller: 'carol', requestId: 'req-carol' },
+    ]);
+  });
+
+  it('fails only the item whose caller is not signed for GetProjects: forged, for another method, or missing', async () => {
+    const forged = { payload: client.signActorFor('getProjects', bob).payload.replace(/.$/, 'A'), signature: client.signActorFor('getProjects', bob).signature };
+    const otherMethod = signActor(root, SECRET, '/gitlab.projects.v1.ProjectsService/GetProject');
+    const { results } = await getProjects([
+      { request: byId(ids.secret), actor: forged, requestId: 'f' },
+      { request: byId(ids.secret), actor: otherMethod, requestId: 'o' },
+      { request: byId(ids.secret), actor: undefined, requestId: 'm' },
+      item(alice, byId(ids.secret)),
+    ]);
+    expect(results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : r.result?.value.kind))).toEqual(['unauthenticated', 'unauthenticated', 'unauthenticated', ids.secret]);
+  });
+
+  it('reads the rows of the by-id items in one statement per caller, whatever the number of items', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => item(root, byId(i % 2 ? ids.secret : ids.open)));
+    const before = await sqlOfGetProjects();
+    const { results } = await getProjects(many);
+    expect(results.every((r) => r.result?.$case === 'project')).toBe(true);
+    expect(await sqlOfGetProjects()).toBe(before + 1);
+    // two callers, two statements
+    const mixed = [...many.slice(0, 10), ...Array.from({ length: 10 }, () => item(alice, byId(ids.secret)))];
+    const beforeMixed = await sqlOfGetProjects();
+    await getProjects(mixed);
+    expect(await sqlOfGetProjects()).toBe(beforeMixed + 2);
+  });
+
+  it('refuses more than 100 items, and answers an empty batch with no results', async () => {
+    const tooMany = Array.from({ length: 101 }, () => item(root, byId(ids.open)));
+    expect(await rejection(getProjects(tooMany))).toMatchObject({ kind: 'bad_request', message: 'at most 100 items' });
+    expect((await getProjects([])).results).toEqual([]);
+  });
+});
