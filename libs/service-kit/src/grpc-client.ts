@@ -40,7 +40,7 @@ export interface GrpcClientExtras<C> {
   close(): void;
   /**
    * A caller signed for one rpc (by its method name, e.g. `getProjects`), to travel inside a message: the items of a
-   * batch that carries several callers (CallContext.asCaller verifies it on the server).
+   * batch that carries several callers (the server's CallContext.callers.verify checks it).
    */
   signActorFor(method: keyof PromiseClient<C> & string, actor: Actor): { payload: string; signature: string };
 }
