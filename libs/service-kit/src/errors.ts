@@ -22,6 +22,9 @@ export type ErrorKind =
 export type FieldErrors = Record<string, string[]>;
 
 export class DomainError extends Error {
+  /** The gRPC status a client received it with (set, not enumerable, by fromGrpcError): what no kind names, e.g. UNIMPLEMENTED. */
+  declare readonly grpcCode?: status;
+
   constructor(
     public readonly kind: ErrorKind,
     message: string,
@@ -196,5 +199,5 @@ export function fromErrorPayload(p: Partial<ErrorPayload> | undefined): DomainEr
 
 /** Whether a call failed because the server does not have the method (an older peer during a rolling upgrade). */
 export function isUnimplemented(err: unknown): boolean {
-  return (err as { grpcCode?: unknown })?.grpcCode === status.UNIMPLEMENTED;
+  return err instanceof DomainError && err.grpcCode === status.UNIMPLEMENTED;
 }

@@ -30,7 +30,7 @@ export async function prefetchRowsById(deps: ProjectsDeps, reads: ProjectRead[])
   const out: PrefetchedRows = new Map();
   await Promise.all([...idsByCaller].map(async ([caller, ids]) => {
     const rows = await findProjectsByIds(deps.pool, caller, [...ids]);
-    out.set(caller, new Map(rows.map((row) => [Number(row.id), row])));
+    out.set(caller, new Map(rows.map((row) => [row.id, row])));
   }));
   return out;
 }

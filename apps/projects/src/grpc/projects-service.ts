@@ -1,5 +1,5 @@
 import { projectsV1 } from '@glp/proto';
-import { badRequest, toErrorPayload, type Actor, type AsyncService } from '@glp/service-kit';
+import { badRequest, toErrorPayload, type Actor, type AsyncService, type ErrorPayload } from '@glp/service-kit';
 import type { ProjectsDeps } from '../app/deps';
 import { listProjects } from '../app/list-projects';
 import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
@@ -34,6 +34,9 @@ function toProtoMember(m: MemberView): projectsV1.ProjectMember {
       : undefined,
   });
 }
+
+/** An item of a GetProjects call: its caller once verified, else the error the item is answered with. */
+type BatchItem = { requestId: string; request: projectsV1.GetProjectRequest } & ({ actor: Actor } | { error: ErrorPayload });
 
 /** GetProjects takes at most this many items (the gateway sends batches of up to this). */
 const MAX_BATCH_ITEMS = 100;
@@ -84,20 +87,19 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
       if (!callers) throw new Error('GetProjects is served through bindService (it verifies the items\' callers)');
       if (req.items.length > MAX_BATCH_ITEMS) throw badRequest(`at most ${MAX_BATCH_ITEMS} items`);
       // Every item's caller first (a forged one fails that item only), then the by-id rows in one statement per caller.
-      const items = req.items.map((item) => {
+      const items = req.items.map((item): BatchItem => {
         const requestId = item.requestId || ctx.requestId;
+        const request = item.request ?? projectsV1.GetProjectRequest.fromPartial({});
         try {
-          return { requestId, request: item.request, actor: callers.verify(item.actor, requestId) };
+          return { requestId, request, actor: callers.verify(item.actor, requestId) };
         } catch (err) {
-          return { requestId, request: item.request, error: toErrorPayload(err) };
+          return { requestId, request, error: toErrorPayload(err) };
         }
       });
-      const reads = items.flatMap((i) => (i.actor ? [{ actor: i.actor, selector: i.request?.selector }] : []));
-      const rows = await prefetchRowsById(deps, reads);
+      const rows = await prefetchRowsById(deps, items.flatMap((i) => ('actor' in i ? [{ actor: i.actor, selector: i.request.selector }] : [])));
       const results = await Promise.all(items.map(async (item): Promise<projectsV1.GetProjectsResult> => {
-        if (!item.actor) return { result: { $case: 'error', value: item.error ?? toErrorPayload(undefined) } };
-        const { actor } = item;
-        const request = item.request ?? projectsV1.GetProjectRequest.fromPartial({});
+        if (!('actor' in item)) return { result: { $case: 'error', value: item.error } };
+        const { actor, request } = item;
         const outcome = await callers.run(actor, item.requestId, async () =>
           projectAnswer(deps, actor, request, await readableFromBatch(deps, { actor, selector: request.selector }, rows)));
         return { result: outcome.ok ? { $case: 'project', value: outcome.value } : { $case: 'error', value: outcome.error } };
