@@ -1,4 +1,6 @@
 import { Kafka, logLevel, type LogEntry, type logCreator, type Producer } from 'kafkajs';
+// Before any client exists: stops kafkajs 2.2.4's idle 1 ms timer loop per broker connection (see the module).
+import './kafkajs-idle-loop-fix';
 import type { Logger } from '@glp/service-kit';
 
 export { Kafka } from 'kafkajs';
