@@ -121,21 +121,29 @@ export function isDependencyUnavailable(err: unknown): boolean {
   return Array.isArray(e?.errors) && e.errors.length > 0 && e.errors.every(isDependencyUnavailable);
 }
 
-/** Maps any thrown value to a gRPC error. Unknown errors become INTERNAL with a generic message. */
+/** Maps any thrown value to a gRPC error, with toErrorPayload's rules (unknown errors: INTERNAL, a generic message). */
 export function toGrpcError(err: unknown): GrpcErrorPayload {
+  const p = toErrorPayload(err);
   const metadata = new Metadata();
-  if (err instanceof DomainError) {
-    metadata.set(KIND_KEY, err.kind);
-    if (err.fields) metadata.set(FIELDS_KEY, JSON.stringify(err.fields));
-    if (err.movedToId !== undefined) metadata.set(MOVED_TO_KEY, String(err.movedToId));
-    return { code: KIND_TO_GRPC[err.kind], details: err.message, metadata };
+  metadata.set(KIND_KEY, p.kind);
+  if (p.fieldsJson) metadata.set(FIELDS_KEY, p.fieldsJson);
+  if (err instanceof DomainError && err.movedToId !== undefined) metadata.set(MOVED_TO_KEY, String(err.movedToId));
+  return { code: KIND_TO_GRPC[p.kind as ErrorKind], details: p.message, metadata };
+}
+
+/** Field errors as a DomainError carries them, from their JSON (on the wire); unreadable JSON: none. */
+function parseFields(json: string | undefined): FieldErrors | undefined {
+  if (!json) return undefined;
+  try {
+    return JSON.parse(json) as FieldErrors;
+  } catch {
+    return undefined;
   }
-  if (isDependencyUnavailable(err)) {
-    metadata.set(KIND_KEY, 'unavailable');
-    return { code: status.UNAVAILABLE, details: 'a dependency is unavailable', metadata };
-  }
-  metadata.set(KIND_KEY, 'internal');
-  return { code: status.INTERNAL, details: 'internal error', metadata };
+}
+
+/** A failure no DomainError describes and no dependency outage explains: a bug, logged where it is answered. */
+export function isUnexpectedError(err: unknown): boolean {
+  return !(err instanceof DomainError) && !isDependencyUnavailable(err);
 }
 
 /** Maps a gRPC client error back to the DomainError the service raised. */
@@ -146,14 +154,7 @@ export function fromGrpcError(err: unknown): DomainError {
   const kindValue = se.metadata?.get(KIND_KEY)[0];
   const kind = (typeof kindValue === 'string' ? kindValue : GRPC_TO_KIND[se.code] ?? 'internal') as ErrorKind;
   const fieldsValue = se.metadata?.get(FIELDS_KEY)[0];
-  let fields: FieldErrors | undefined;
-  if (typeof fieldsValue === 'string') {
-    try {
-      fields = JSON.parse(fieldsValue) as FieldErrors;
-    } catch {
-      fields = undefined;
-    }
-  }
+  const fields = parseFields(typeof fieldsValue === 'string' ? fieldsValue : undefined);
   const movedTo = se.metadata?.get(MOVED_TO_KEY)[0];
   const movedToId = typeof movedTo === 'string' && /^\d+$/.test(movedTo) ? Number(movedTo) : undefined;
   const domainError = new DomainError(kind, se.details ?? '', fields, movedToId);
@@ -186,15 +187,7 @@ const ERROR_KINDS = new Set<string>(Object.keys(KIND_TO_GRPC));
 /** The DomainError an ErrorPayload describes (an unknown kind: `internal`). */
 export function fromErrorPayload(p: Partial<ErrorPayload> | undefined): DomainError {
   const kind = (p?.kind && ERROR_KINDS.has(p.kind) ? p.kind : 'internal') as ErrorKind;
-  let fields: FieldErrors | undefined;
-  if (p?.fieldsJson) {
-    try {
-      fields = JSON.parse(p.fieldsJson) as FieldErrors;
-    } catch {
-      fields = undefined;
-    }
-  }
-  return new DomainError(kind, p?.message ?? '', fields, kind === 'moved' && p?.movedToId ? Number(p.movedToId) : undefined);
+  return new DomainError(kind, p?.message ?? '', parseFields(p?.fieldsJson), kind === 'moved' && p?.movedToId ? Number(p.movedToId) : undefined);
 }
 
 /** Whether a call failed because the server does not have the method (an older peer during a rolling upgrade). */

@@ -12,7 +12,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorVerifier, type Actor, ActorVerificationError } from './actor';
 import { runWithContext } from './context';
-import { DomainError, toErrorPayload, toGrpcError, unauthenticated, type ErrorPayload } from './errors';
+import { isUnexpectedError, toErrorPayload, toGrpcError, unauthenticated, type ErrorPayload } from './errors';
 import { grpcServerHandled } from './metrics';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -69,24 +69,25 @@ export function bindService<S>(
   for (const [name, method] of Object.entries(definition)) {
     const handler = (handlers as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[name];
     if (!handler) throw new Error(`no handler for ${method.path}`);
+    /** The verified actor of a call (its metadata) or of a batch item; UNAUTHENTICATED (DomainError) otherwise, logged. */
+    const verifyActor = (payload: string | undefined, signature: string | undefined, requestId: string | undefined, what: string): Actor => {
+      try {
+        return verifier.verify(payload, signature, method.path);
+      } catch (err) {
+        const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
+        opts.logger.warn({ method: method.path, request_id: requestId, reason }, `rejected ${what} with an invalid actor`);
+        throw unauthenticated(reason);
+      }
+    };
     // One per method (not per call): the hot path allocates nothing for it.
     const callers: ItemCallers = {
-      verify(signed, itemRequestId) {
-        try {
-          return verifier.verify(signed?.payload, signed?.signature, method.path);
-        } catch (err) {
-          const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
-          opts.logger.warn({ method: method.path, request_id: itemRequestId, reason }, 'rejected an item with an invalid actor');
-          throw unauthenticated(reason);
-        }
-      },
+      verify: (signed, itemRequestId) => verifyActor(signed?.payload, signed?.signature, itemRequestId, 'an item'),
       run: <T>(itemActor: Actor, itemRequestId: string, fn: () => Promise<T>) =>
         runWithContext({ requestId: itemRequestId, actor: itemActor, operation: method.path }, fn).then(
           (value): ItemOutcome<T> => ({ ok: true, value }),
           (err: unknown): ItemOutcome<T> => {
-            const error = toErrorPayload(err);
-            if (error.kind === 'internal' && !(err instanceof DomainError)) opts.logger.error({ err, method: method.path, request_id: itemRequestId }, 'item failed');
-            return { ok: false, error };
+            if (isUnexpectedError(err)) opts.logger.error({ err, method: method.path, request_id: itemRequestId }, 'item failed');
+            return { ok: false, error: toErrorPayload(err) };
           },
         ),
     };
@@ -97,11 +98,9 @@ export function bindService<S>(
         grpcServerHandled.observe({ method: method.path, code }, Number(process.hrtime.bigint() - started) / 1e9);
       let actor: Actor;
       try {
-        actor = verifier.verify(firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), method.path);
+        actor = verifyActor(firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), requestId, 'call');
       } catch (err) {
-        const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
-        opts.logger.warn({ method: method.path, request_id: requestId, reason }, 'rejected call with an invalid actor');
-        const e = toGrpcError(unauthenticated(reason));
+        const e = toGrpcError(err);
         done('UNAUTHENTICATED');
         callback({ code: e.code, details: e.details, metadata: e.metadata });
         return;
@@ -114,7 +113,7 @@ export function bindService<S>(
           },
           (err: unknown) => {
             const e = toGrpcError(err);
-            if (e.details === 'internal error') opts.logger.error({ err, method: method.path }, 'handler failed');
+            if (isUnexpectedError(err)) opts.logger.error({ err, method: method.path }, 'handler failed');
             done(String(e.code));
             callback({ code: e.code, details: e.details, metadata: e.metadata });
           },
