@@ -7,6 +7,7 @@ import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
+import { findProjectsByIds } from '../../src/store/projects-store';
 
 const user = (id: number, username: string, admin = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'] });
 const root = user(1, 'root', true);
@@ -93,6 +94,31 @@ describe('projects against PostgreSQL', () => {
     await expect(service.getProject({ selector: { $case: 'fullPath', value: 'alice/secret' } }, ctx(anon))).rejects.toMatchObject({ kind: 'not_found' });
     expect((await service.getProject({ selector: { $case: 'fullPath', value: 'ALICE/Secret' } }, ctx(alice))).project!.id).toBe(id);
     expect((await service.getProject({ selector: { $case: 'id', value: id } }, ctx(root))).project!.callerAccessLevel).toBe(0);
+  });
+
+  it('reads a few projects by id with the generic plan of its prepared statement, not a new plan each time', async () => {
+    const ids = (await pool.query<{ id: string }>('SELECT id FROM projects ORDER BY id')).rows.map((r) => Number(r.id));
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    // A connection of its own: the plan cache is per connection, and it starts with this statement unprepared.
+    const own = createPool({ url: infraFromEnv().databaseUrl, schema, max: 1 });
+    const client = await own.connect();
+    try {
+      // Batches of GetProject reads come in any size; fewer than 10 ids used to be planned again on every execution.
+      const sizes = [1, 2, 3, 5, 1, 2, 4, 1, 3, 2];
+      for (let i = 0; i < 30; i++) {
+        const asked = [...ids.slice(i % 2, (i % 2) + sizes[i % sizes.length]!)].reverse();
+        const rows = await findProjectsByIds(client, root.id, [...asked, 999_999_999]);
+        expect(rows.map((r) => Number(r.id))).toEqual(asked);
+      }
+      const { rows } = await client.query<{ generic_plans: number; custom_plans: number }>(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'project_rows_by_ids'",
+      );
+      // PostgreSQL tries five custom plans, then keeps the generic one when it is not costlier.
+      expect(rows).toEqual([{ generic_plans: 25, custom_plans: 5 }]);
+    } finally {
+      client.release();
+      await own.end();
+    }
   });
 
   it('lists what each caller may see, filtered, ordered and counted in one round', async () => {
