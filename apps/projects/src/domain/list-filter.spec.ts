@@ -1,5 +1,5 @@
 import {
-  anonymousMatchesNothing, featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
+  anonymousMatchesNothing, countLowerBound, type ListFilter, featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
 } from './list-filter';
 
 describe('listing rules', () => {
@@ -53,4 +53,45 @@ describe('listing rules', () => {
     expect(parseSearch('grp/pro "a b c" x')).toEqual({ kind: 'terms', patterns: ['%grp/pro%', '%a b c%'] });
     expect(parseSearch('50%_off')).toEqual({ kind: 'terms', patterns: ['%50\\%\\_off%'] });
   });
+
+  describe('countLowerBound (the per-visibility counts that can stand in for the capped count)', () => {
+    const base: ListFilter = {
+      callerId: 7, readScope: 'signed_in', groupAccess: [{ namespaceId: 3, level: 30 }], owned: false, membership: false, topics: [],
+      searchNamespaces: false, starredBy: [], issuesAvailable: false, mergeRequestsAvailable: false, none: false, orderBy: 'last_activity_at',
+      sort: 'desc', page: 25, perPage: 20, countLimit: 10_000,
+    };
+
+    it('is the visibilities every caller of the read scope reads, within the visibility and archived filters', () => {
+      expect(countLowerBound({ ...base, readScope: 'all' })).toEqual({ visibilities: ['private', 'internal', 'public'], archived: undefined });
+      expect(countLowerBound(base)).toEqual({ visibilities: ['internal', 'public'], archived: undefined });
+      expect(countLowerBound({ ...base, readScope: 'external' })).toEqual({ visibilities: ['public'], archived: undefined });
+      expect(countLowerBound({ ...base, readScope: 'public', callerId: 0, groupAccess: [] })).toEqual({ visibilities: ['public'], archived: undefined });
+      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'internal', archived: false })).toEqual({ visibilities: ['internal'], archived: false });
+      expect(countLowerBound({ ...base, visibility: 'public', archived: true })).toEqual({ visibilities: ['public'], archived: true });
+    });
+
+    it('is none where the scope does not read the asked visibility whatever the memberships', () => {
+      expect(countLowerBound({ ...base, visibility: 'private' })).toBeUndefined();
+      expect(countLowerBound({ ...base, readScope: 'external', visibility: 'internal' })).toBeUndefined();
+      expect(countLowerBound({ ...base, readScope: 'public', visibility: 'private' })).toBeUndefined();
+      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'private' })).toEqual({ visibilities: ['private'], archived: undefined });
+    });
+
+    it('is none under any filter that narrows the listing ("" is a repository_storage filter too)', () => {
+      const narrowing: Partial<ListFilter>[] = [
+        { owned: true }, { membership: true }, { minAccessLevel: 30 }, { namespaceId: 5 }, { forkedFromProjectId: 9 }, { sharedWithGroupId: 4 },
+        { idAfter: 10 }, { idBefore: 10 }, { topics: ['t'] }, { search: { kind: 'exact', value: 'ab' } }, { starredBy: [7] },
+        { lastActivityAfter: new Date(0) }, { lastActivityBefore: new Date() }, { issuesAvailable: true }, { mergeRequestsAvailable: true },
+        { none: true }, { repositoryStorage: 'default' }, { repositoryStorage: '' }, { customAttributes: [{ key: 'k', value: 'v' }] },
+      ];
+      for (const over of narrowing) expect([over, countLowerBound({ ...base, readScope: 'all', ...over })]).toEqual([over, undefined]);
+    });
+
+    it('ignores ordering, paging, an empty custom attribute list and the caller\'s own groups, which cannot remove a project', () => {
+      const expected = { visibilities: ['internal', 'public'], archived: undefined };
+      expect(countLowerBound({ ...base, orderBy: 'name', sort: 'asc', page: 1, perPage: 100, customAttributes: [], groupAccess: [] })).toEqual(expected);
+      expect(countLowerBound({ ...base, similarityTo: 'x', searchNamespaces: true, namespaceId: 0, idAfter: 0 })).toEqual(expected);
+    });
+  });
 });
+

@@ -73,6 +73,57 @@ export function parseSearch(search: string): SearchFilter | undefined {
   return { kind: 'terms', patterns: terms.map((t) => `%${escapeLike(t)}%`) };
 }
 
+/** Visibilities every caller of a read scope may read, whatever their memberships (GitLab's `public_or_visible_to_user`). */
+const READABLE_BY_ALL: Record<ListFilter['readScope'], readonly VisibilityLevel[]> = {
+  all: ['private', 'internal', 'public'],
+  signed_in: ['internal', 'public'],
+  external: ['public'],
+  public: ['public'],
+};
+
+/** Groups of projects (not pending deletion) that a listing certainly matches: its count is at least theirs. */
+export interface CountLowerBound {
+  visibilities: VisibilityLevel[];
+  /** Only archived (true) or only unarchived (false) projects; undefined: both. */
+  archived?: boolean;
+}
+
+/**
+ * What each listing filter does to the set of projects a read scope sees: `narrows` keeps only some of them (a new
+ * filter must be classified here, or the build fails, so the bound below never ignores one); `widens` can only add
+ * the caller's own; `none` does not change the set (ordering, paging, counting).
+ */
+const FILTER_EFFECT: Record<keyof ListFilter, 'narrows' | 'widens' | 'none'> = {
+  callerId: 'widens', readScope: 'none', groupAccess: 'widens', sharedWithGroupId: 'narrows', forkedFromProjectId: 'narrows',
+  owned: 'narrows', membership: 'narrows', namespaceId: 'narrows', minAccessLevel: 'narrows', visibility: 'none', archived: 'none',
+  idAfter: 'narrows', idBefore: 'narrows', topics: 'narrows', search: 'narrows', searchNamespaces: 'none', starredBy: 'narrows',
+  lastActivityAfter: 'narrows', lastActivityBefore: 'narrows', issuesAvailable: 'narrows', mergeRequestsAvailable: 'narrows',
+  none: 'narrows', repositoryStorage: 'narrows', customAttributes: 'narrows', similarityTo: 'none', orderBy: 'none', sort: 'none',
+  page: 'none', perPage: 'none', countLimit: 'none',
+};
+
+/** Whether a filter value is in use, as listWhere reads it (false, 0, undefined and [] filter nothing; '' does). */
+const inUse = (v: unknown) => v !== undefined && v !== false && v !== 0 && !(Array.isArray(v) && v.length === 0);
+
+/**
+ * A lower bound of a listing's count from the per-visibility project counts (store: project_listing_counts), or
+ * undefined when a filter narrows the listing in a way those counts know nothing of. A listing filtered by nothing but
+ * the caller's read scope, `visibility` and `archived` matches every project of the visibilities that scope reads
+ * whatever the caller's memberships (all three for an administrator; internal and public for a signed-in user; public
+ * for an external user or anonymous), within that visibility and archived state; the caller's own projects can only
+ * add to that. When the bound passes GitLab's count cap, the capped count is not needed: its answer, "more than the
+ * cap", is known.
+ */
+export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
+  for (const [key, effect] of Object.entries(FILTER_EFFECT)) {
+    if (effect === 'narrows' && inUse(f[key as keyof ListFilter])) return undefined;
+  }
+  const readable = READABLE_BY_ALL[f.readScope];
+  const visibilities = f.visibility ? readable.filter((v) => v === f.visibility) : [...readable];
+  if (visibilities.length === 0) return undefined;
+  return { visibilities, archived: f.archived };
+}
+
 export function readScopeOf(actor: Actor): ListFilter['readScope'] {
   if (actor.admin) return 'all';
   if (actor.kind !== 'user') return 'public';

@@ -2,7 +2,8 @@ import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
 import type { ProjectPatch } from '../domain/project-edit';
 import {
-  FEATURE_LEVELS, featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, STATISTICS_ORDER_BY, type ListFilter, type SearchFilter,
+  countLowerBound, FEATURE_LEVELS, featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, STATISTICS_ORDER_BY, type CountLowerBound,
+  type ListFilter, type SearchFilter,
 } from '../domain/list-filter';
 import { containerPolicyNextRunsAt, touchesContainerPolicy } from '../domain/project-settings';
 import { PROJECT_FROM, PROJECT_SELECT, type ProjectRow } from './project-rows';
@@ -274,11 +275,32 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
     // index to reach a page soon; and the total is over any count cap up to SEARCH_SET_LIMIT.
     if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values), total: -1 };
   }
-  const count = f.countLimit > 0
-    ? db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(sql, f.countLimit + 1)}`, values)
-    : undefined;
-  const [rows, countRes] = await Promise.all([pageOf(db, f, sql, values), count]);
-  return { rows, total: totalOf(countRes?.rows[0]?.n) };
+  const count = f.countLimit > 0 ? cappedCount(db, f, sql, values) : undefined;
+  const [rows, n] = await Promise.all([pageOf(db, f, sql, values), count]);
+  return { rows, total: totalOf(n) };
+}
+
+/**
+ * GitLab's count, up to the cap + 1 (`total_count_with_limit`): the matches walked until one more than the cap. When
+ * the listing's filters allow a lower bound from the per-visibility counts (countLowerBound) and that bound is over
+ * the cap, the walk is skipped: at 100,000 projects an administrator's `visibility=internal` walked 10,001 index entries
+ * (2.2 ms of PostgreSQL on a slow core) where one prepared read of a few counter rows answers the same.
+ */
+async function cappedCount(db: Queryable, f: ListFilter, where: string, values: unknown[]): Promise<number> {
+  const bound = countLowerBound(f);
+  if (bound && (await projectsAtLeast(db, bound)) > f.countLimit) return f.countLimit + 1;
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(where, f.countLimit + 1)}`, values);
+  return rows[0]?.n ?? 0;
+}
+
+/** The projects not pending deletion of these visibilities (and archived state), from project_listing_counts (0017). */
+async function projectsAtLeast(db: Queryable, bound: CountLowerBound): Promise<number> {
+  const { rows } = await db.query<{ n: string }>({
+    name: 'project_listing_count_bound',
+    text: 'SELECT COALESCE(sum(n), 0)::bigint AS n FROM project_listing_counts WHERE visibility = ANY($1::text[]) AND ($2::boolean IS NULL OR archived = $2)',
+    values: [bound.visibilities, bound.archived ?? null],
+  });
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The ids of the first `limit` projects matching `where`, in no order, as a subquery `s` (what counts are taken over). */

@@ -1,0 +1,179 @@
+import { Metadata } from '@grpc/grpc-js';
+import { createPool, type Pool } from '@glp/db';
+import { identityV1, projectsV1 } from '@glp/proto';
+import { DomainError, type Actor, type CallContext } from '@glp/service-kit';
+import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import { upsertNamespace } from '../../src/store/namespace-replica-store';
+import { projectsService } from '../../src/grpc/projects-service';
+import { migrateProjects } from '../../src/migrations';
+
+const user = (id: number, username: string, admin = false, external = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'], external });
+const root = user(1, 'root', true);
+const alice = user(2, 'alice');
+const bob = user(3, 'bob');
+const ext = user(4, 'ext', false, true);
+const anon: Actor = { kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] };
+const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
+const list = (r: Partial<projectsV1.ListProjectsRequest>) => projectsV1.ListProjectsRequest.fromPartial({ page: 1, perPage: 2, orderBy: 'id', sort: 'asc', ...r });
+const { VISIBILITY_PUBLIC: PUBLIC, VISIBILITY_INTERNAL: INTERNAL, VISIBILITY_PRIVATE: PRIVATE } = projectsV1.Visibility;
+
+/**
+ * project_listing_counts (migration 0017): kept exact by the triggers through every kind of write, and used as a lower
+ * bound that skips the capped count walk only when the answer is "more than the cap" anyway.
+ */
+describe('listing counts', () => {
+  const schema = uniqueName('it_listing_counts');
+  let pool: Pool;
+  /** A cap of 3, so a handful of projects crosses it; and one of 10,000, for exact totals. */
+  let capped: ReturnType<typeof projectsService>;
+  let exact: ReturnType<typeof projectsService>;
+  const identity = {
+    getNamespace: jest.fn(async () => {
+      throw new DomainError('not_found', 'Namespace');
+    }),
+    getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
+    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
+      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
+      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
+    }),
+    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
+  };
+  const make = async (actor: Actor, name: string, visibility: projectsV1.Visibility) =>
+    Number((await exact.createProject(projectsV1.CreateProjectRequest.fromPartial({ name, visibility }), ctx(actor))).project!.id);
+
+  /** The counters summed over their slots, next to what a full count of projects says. */
+  const countsAndTruth = async () => {
+    const counters = await pool.query<{ visibility: string; archived: boolean; n: string }>(
+      `SELECT visibility, archived, sum(n)::text AS n FROM project_listing_counts GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2`,
+    );
+    const truth = await pool.query<{ visibility: string; archived: boolean; n: string }>(
+      `SELECT visibility, archived, count(*)::text AS n FROM projects WHERE NOT pending_delete GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    return { counters: counters.rows, truth: truth.rows };
+  };
+  const expectExact = async () => {
+    const { counters, truth } = await countsAndTruth();
+    expect(counters).toEqual(truth);
+  };
+
+  /** The total of a listing and the count statements it sent (the capped walk's `count(*)`). */
+  const totalOf = async (service: ReturnType<typeof projectsService>, actor: Actor, r: Partial<projectsV1.ListProjectsRequest>) => {
+    const spy = jest.spyOn(pool, 'query');
+    try {
+      const res = await service.listProjects(list(r), ctx(actor));
+      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text));
+      return { total: Number(res.total), walks: sent.filter((q) => q.includes('count(*)::int AS n FROM')).length, projects: res.projects.length };
+    } finally {
+      spy.mockRestore();
+    }
+  };
+
+  beforeAll(async () => {
+    const { databaseUrl } = infraFromEnv();
+    await migrateProjects(databaseUrl, schema);
+    pool = createPool({ url: databaseUrl, schema, max: 4 });
+    capped = projectsService({ pool, identity, topic: 'test.projects', countLimit: 3 });
+    exact = projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000 });
+    for (const [id, u] of [[10, root], [20, alice], [30, bob], [40, ext]] as const) {
+      await upsertNamespace(pool, { id, name: u.username, path: u.username, kind: 'user', full_path: u.username, parent_id: null, owner_id: u.id, owner_username: u.username, owner_name: u.username, owner_state: 'active', version: 1 });
+    }
+    for (const n of [1, 2, 3]) await make(alice, `pub ${n}`, PUBLIC);
+    for (const n of [1, 2]) await make(alice, `int ${n}`, INTERNAL);
+    for (const n of [1, 2]) await make(alice, `priv ${n}`, PRIVATE);
+    await make(bob, 'bob pub', PUBLIC);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await dropSchemas(schema);
+  });
+
+  it('counts what the projects hold after creations, also concurrent ones', async () => {
+    await expectExact();
+    await Promise.all(Array.from({ length: 8 }, (_, i) => make(bob, `burst ${i}`, i % 2 ? PUBLIC : PRIVATE)));
+    await expectExact();
+    expect((await countsAndTruth()).truth).toEqual([
+      { visibility: 'internal', archived: false, n: '2' }, { visibility: 'private', archived: false, n: '6' }, { visibility: 'public', archived: false, n: '8' },
+    ]);
+    await pool.query(`DELETE FROM projects WHERE name LIKE 'burst %'`);
+    await expectExact();
+  });
+
+  it('follows visibility, archive and pending-deletion changes, and leaves other updates without a counter write', async () => {
+    const [pub1] = (await pool.query<{ id: string }>(`SELECT id FROM projects WHERE name = 'pub 1'`)).rows;
+    await pool.query(`UPDATE projects SET visibility = 'internal' WHERE id = $1`, [pub1!.id]);
+    await expectExact();
+    await pool.query(`UPDATE projects SET archived = true WHERE id = $1`, [pub1!.id]);
+    await expectExact();
+    await pool.query(`UPDATE projects SET pending_delete = true WHERE name = 'pub 2'`);
+    await expectExact();
+    await pool.query(`UPDATE projects SET pending_delete = false WHERE name = 'pub 2'`);
+    await pool.query(`UPDATE projects SET visibility = 'public', archived = false WHERE id = $1`, [pub1!.id]);
+    await expectExact();
+    const before = (await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM project_listing_counts`)).rows[0]!.n;
+    const xmins = async () => (await pool.query<{ x: string }>(`SELECT string_agg(xmin::text, ',' ORDER BY visibility, archived, slot) AS x FROM project_listing_counts`)).rows[0]!.x;
+    const untouched = await xmins();
+    await pool.query(`UPDATE projects SET last_activity_at = now(), star_count = star_count + 1, description = 'edited'`);
+    expect(await xmins()).toBe(untouched); // no counter row rewritten
+    expect((await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM project_listing_counts`)).rows[0]!.n).toBe(before);
+    await expectExact();
+  });
+
+  it('keeps a bulk load exact, and a rolled-back one leaves nothing behind', async () => {
+    const probe = await pool.connect();
+    try {
+      await probe.query('BEGIN');
+      await probe.query(
+        `INSERT INTO projects (namespace_id, name, path, visibility, creator_id)
+         SELECT 30, 'bulk ' || g, 'bulk-' || g, (ARRAY['public', 'internal', 'private'])[1 + g % 3], 3 FROM generate_series(1, 3000) g`,
+      );
+      await expectExactOn(probe);
+      await probe.query('ROLLBACK');
+    } finally {
+      probe.release();
+    }
+    await expectExact(); // the rolled-back load left nothing behind
+    async function expectExactOn(c: { query: Pool['query'] }) {
+      const counters = await c.query<{ visibility: string; n: string }>(`SELECT visibility, sum(n)::text AS n FROM project_listing_counts GROUP BY 1 ORDER BY 1`);
+      const truth = await c.query<{ visibility: string; n: string }>(`SELECT visibility, count(*)::text AS n FROM projects WHERE NOT pending_delete GROUP BY 1 ORDER BY 1`);
+      expect(counters.rows).toEqual(truth.rows);
+      expect(Number(truth.rows.find((r) => r.visibility === 'public')!.n)).toBeGreaterThan(1000);
+    }
+  });
+
+  it('skips the count walk only when the bound passes the cap, and every total stays GitLab\'s', async () => {
+    // 4 public, 2 internal, 2 private (alice's); the cap is 3.
+    expect(await totalOf(capped, root, {})).toEqual({ total: -1, walks: 0, projects: 2 }); // 8 > 3: bound
+    expect(await totalOf(capped, root, { visibility: PUBLIC })).toEqual({ total: -1, walks: 0, projects: 2 }); // 4 > 3
+    expect(await totalOf(capped, root, { visibility: INTERNAL })).toEqual({ total: 2, walks: 1, projects: 2 }); // 2 ≤ 3: counted
+    expect(await totalOf(capped, alice, {})).toEqual({ total: -1, walks: 0, projects: 2 }); // public + internal 6 > 3
+    expect(await totalOf(capped, bob, { visibility: INTERNAL })).toEqual({ total: 2, walks: 1, projects: 2 });
+    // Private projects are not readable by every signed-in user: no bound, the walk counts what the caller may see.
+    expect(await totalOf(capped, alice, { visibility: PRIVATE })).toEqual({ total: 2, walks: 1, projects: 2 });
+    expect(await totalOf(capped, bob, { visibility: PRIVATE })).toEqual({ total: 0, walks: 1, projects: 0 });
+    // External users and anonymous callers are bound by public projects only.
+    expect(await totalOf(capped, ext, {})).toEqual({ total: -1, walks: 0, projects: 2 });
+    expect(await totalOf(capped, anon, {})).toEqual({ total: -1, walks: 0, projects: 2 });
+    expect(await totalOf(capped, ext, { visibility: INTERNAL })).toEqual({ total: 0, walks: 1, projects: 0 });
+    // A filter the counters know nothing of: the walk, as before.
+    expect(await totalOf(capped, root, { membership: true })).toMatchObject({ walks: 1 });
+    expect(await totalOf(capped, root, { search: 'pub' })).toMatchObject({ total: -1 });
+    expect(await totalOf(capped, root, { topics: ['none'] })).toEqual({ total: 0, walks: 1, projects: 0 });
+    // Archived: one of the four public projects.
+    await pool.query(`UPDATE projects SET archived = true WHERE name = 'pub 3'`);
+    expect(await totalOf(capped, root, { visibility: PUBLIC, archived: false })).toEqual({ total: 3, walks: 1, projects: 2 });
+    expect(await totalOf(capped, root, { visibility: PUBLIC, archived: true })).toEqual({ total: 1, walks: 1, projects: 1 });
+    expect(await totalOf(capped, root, { visibility: PUBLIC })).toEqual({ total: -1, walks: 0, projects: 2 });
+    // Without the cap in play, every total is the exact count.
+    expect(await totalOf(exact, root, {})).toMatchObject({ total: 8, walks: 1 });
+    expect(await totalOf(exact, alice, {})).toMatchObject({ total: 8, walks: 1 }); // her private ones too
+    expect(await totalOf(exact, bob, {})).toMatchObject({ total: 6, walks: 1 });
+    expect(await totalOf(exact, anon, {})).toMatchObject({ total: 4, walks: 1 });
+  });
+
+  it('is emptied by TRUNCATE, as the projects are', async () => {
+    await pool.query('TRUNCATE projects CASCADE');
+    expect((await countsAndTruth()).counters).toEqual([]);
+    await make(alice, 'after truncate', PUBLIC);
+    await expectExact();
+  });
+});
