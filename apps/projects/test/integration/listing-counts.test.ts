@@ -1,11 +1,12 @@
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
-import { identityV1, projectsV1 } from '@glp/proto';
-import { DomainError, type Actor, type CallContext } from '@glp/service-kit';
+import { projectsV1 } from '@glp/proto';
+import type { Actor, CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
+import { noGroupsIdentity } from './identity-stub';
 
 const user = (id: number, username: string, admin = false, external = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'], external });
 const root = user(1, 'root', true);
@@ -27,17 +28,7 @@ describe('listing counts', () => {
   /** A cap of 3, so a handful of projects crosses it; and one of 10,000, for exact totals. */
   let capped: ReturnType<typeof projectsService>;
   let exact: ReturnType<typeof projectsService>;
-  const identity = {
-    getNamespace: jest.fn(async () => {
-      throw new DomainError('not_found', 'Namespace');
-    }),
-    getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
-    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
-      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
-    }),
-    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
-  };
+  const identity = noGroupsIdentity();
   const make = async (actor: Actor, name: string, visibility: projectsV1.Visibility) =>
     Number((await exact.createProject(projectsV1.CreateProjectRequest.fromPartial({ name, visibility }), ctx(actor))).project!.id);
 

@@ -1,11 +1,12 @@
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
-import { identityV1, projectsV1 } from '@glp/proto';
-import { DomainError, type Actor, type CallContext } from '@glp/service-kit';
+import { projectsV1 } from '@glp/proto';
+import type { Actor, CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
+import { noGroupsIdentity } from './identity-stub';
 
 const user = (id: number, username: string, admin = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'] });
 const root = user(1, 'root', true);
@@ -20,18 +21,7 @@ describe('project listing filters', () => {
   const schema = uniqueName('it_listing');
   let pool: Pool;
   let service: ReturnType<typeof projectsService>;
-  const identity = {
-    getNamespace: jest.fn(async () => {
-      throw new DomainError('not_found', 'Namespace');
-    }),
-    getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
-    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
-      // The creator's projects_limit (personal project limit): any user id has the default.
-      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
-    }),
-    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
-  };
+  const identity = noGroupsIdentity();
   const ids: Record<string, number> = {};
   const names = async (actor: Actor, r: Partial<projectsV1.ListProjectsRequest>) =>
     (await service.listProjects(list(r), ctx(actor))).projects.map((p) => p.name);
