@@ -288,10 +288,31 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
  */
 async function cappedCount(db: Queryable, f: ListFilter, where: string, values: unknown[]): Promise<number> {
   const bound = countLowerBound(f);
-  if (bound && (await projectsAtLeast(db, bound)) > f.countLimit) return f.countLimit + 1;
+  if (bound) {
+    const key = `${bound.visibilities.join(',')}|${String(bound.archived)}|${f.countLimit}`;
+    const checkedAt = boundsWithinCap.get(key);
+    if (checkedAt === undefined || Date.now() - checkedAt > BOUND_RECHECK_MS) {
+      if ((await projectsAtLeast(db, bound)) > f.countLimit) {
+        boundsWithinCap.delete(key);
+        return f.countLimit + 1;
+      }
+      boundsWithinCap.set(key, Date.now());
+    }
+  }
   const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(where, f.countLimit + 1)}`, values);
   return rows[0]?.n ?? 0;
 }
+
+/**
+ * Bounds (by visibilities, archived and cap) that were read and did not pass the cap, and when: on an instance with
+ * fewer projects than the cap the bound never helps, and reading it before every walk cost a small instance 8-10%
+ * of its broad listings' throughput (one more statement per request: 10,000 projects, c=16, 236/227/191/213 →
+ * 189/197/197/196 req/s). Such a bound is read again after BOUND_RECHECK_MS, and the walk runs meanwhile, as it
+ * did before the counts existed: an instance that grows past the cap is noticed within seconds. Only which path
+ * is taken depends on this; the walk and the bound are both exact.
+ */
+const boundsWithinCap = new Map<string, number>();
+const BOUND_RECHECK_MS = 10_000;
 
 /** The projects not pending deletion of these visibilities (and archived state), from project_listing_counts (0017). */
 async function projectsAtLeast(db: Queryable, bound: CountLowerBound): Promise<number> {

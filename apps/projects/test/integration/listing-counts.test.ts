@@ -161,6 +161,33 @@ describe('listing counts', () => {
     expect(await totalOf(exact, anon, {})).toMatchObject({ total: 4, walks: 1 });
   });
 
+  it('reads a bound that stayed within the cap again only after 10 s, walking meanwhile, and totals stay exact', async () => {
+    // internal, unarchived: 2 projects, within the cap of 3. A key no earlier test read.
+    const sent = async (r: Partial<projectsV1.ListProjectsRequest>) => {
+      const spy = jest.spyOn(pool, 'query');
+      try {
+        const { total } = await capped.listProjects(list(r), ctx(root));
+        const calls = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { name?: string; text: string }).name ?? (q as { text: string }).text));
+        return { total: Number(total), bounds: calls.filter((q) => q === 'project_listing_count_bound').length, walks: calls.filter((q) => q.includes('count(*)::int AS n FROM')).length };
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const internalLive = { visibility: INTERNAL, archived: false };
+    expect(await sent(internalLive)).toEqual({ total: 2, bounds: 1, walks: 1 });
+    expect(await sent(internalLive)).toEqual({ total: 2, bounds: 0, walks: 1 }); // within the cap a moment ago: straight to the walk
+    for (const n of [3, 4, 5]) await make(bob, `int ${n}`, INTERNAL);
+    expect(await sent(internalLive)).toEqual({ total: -1, bounds: 0, walks: 1 }); // past the cap now: the walk says so
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 10_001);
+    try {
+      expect(await sent(internalLive)).toEqual({ total: -1, bounds: 1, walks: 0 }); // read again: 5 > 3, no walk
+      expect(await sent(internalLive)).toEqual({ total: -1, bounds: 1, walks: 0 }); // a bound past the cap is read every time
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('is emptied by TRUNCATE, as the projects are', async () => {
     await pool.query('TRUNCATE projects CASCADE');
     expect((await countsAndTruth()).counters).toEqual([]);
