@@ -288,17 +288,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
  */
 async function cappedCount(db: Queryable, f: ListFilter, where: string, values: unknown[]): Promise<number> {
   const bound = countLowerBound(f);
-  if (bound) {
-    const key = `${bound.visibilities.join(',')}|${String(bound.archived)}|${f.countLimit}`;
-    const checkedAt = boundsWithinCap.get(key);
-    if (checkedAt === undefined || Date.now() - checkedAt > BOUND_RECHECK_MS) {
-      if ((await projectsAtLeast(db, bound)) > f.countLimit) {
-        boundsWithinCap.delete(key);
-        return f.countLimit + 1;
-      }
-      boundsWithinCap.set(key, Date.now());
-    }
-  }
+  if (bound && (await boundPassesCap(db, bound, f.countLimit))) return f.countLimit + 1;
   const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(where, f.countLimit + 1)}`, values);
   return rows[0]?.n ?? 0;
 }
@@ -313,6 +303,17 @@ async function cappedCount(db: Queryable, f: ListFilter, where: string, values: 
  */
 const boundsWithinCap = new Map<string, number>();
 const BOUND_RECHECK_MS = 10_000;
+
+/** Whether the per-visibility counts already pass the cap (false without reading them while a recent read did not). */
+async function boundPassesCap(db: Queryable, bound: CountLowerBound, cap: number): Promise<boolean> {
+  const key = `${bound.visibilities.join(',')}|${String(bound.archived)}|${cap}`;
+  const checkedAt = boundsWithinCap.get(key);
+  if (checkedAt !== undefined && Date.now() - checkedAt <= BOUND_RECHECK_MS) return false;
+  const passes = (await projectsAtLeast(db, bound)) > cap;
+  if (passes) boundsWithinCap.delete(key);
+  else boundsWithinCap.set(key, Date.now());
+  return passes;
+}
 
 /** The projects not pending deletion of these visibilities (and archived state), from project_listing_counts (0017). */
 async function projectsAtLeast(db: Queryable, bound: CountLowerBound): Promise<number> {

@@ -47,16 +47,23 @@ describe('listing counts', () => {
     expect(counters).toEqual(truth);
   };
 
-  /** The total of a listing and the count statements it sent (the capped walk's `count(*)`). */
-  const totalOf = async (service: ReturnType<typeof projectsService>, actor: Actor, r: Partial<projectsV1.ListProjectsRequest>) => {
+  /** A listing's total, its page size, and the statements it sent: capped count walks and reads of the bound. */
+  const probe = async (service: ReturnType<typeof projectsService>, actor: Actor, r: Partial<projectsV1.ListProjectsRequest>) => {
     const spy = jest.spyOn(pool, 'query');
     try {
       const res = await service.listProjects(list(r), ctx(actor));
-      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text));
-      return { total: Number(res.total), walks: sent.filter((q) => q.includes('count(*)::int AS n FROM')).length, projects: res.projects.length };
+      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { name?: string; text: string }).name ?? (q as { text: string }).text));
+      return {
+        total: Number(res.total), projects: res.projects.length,
+        walks: sent.filter((q) => q.includes('count(*)::int AS n FROM')).length, bounds: sent.filter((q) => q === 'project_listing_count_bound').length,
+      };
     } finally {
       spy.mockRestore();
     }
+  };
+  const totalOf = async (service: ReturnType<typeof projectsService>, actor: Actor, r: Partial<projectsV1.ListProjectsRequest>) => {
+    const { total, walks, projects } = await probe(service, actor, r);
+    return { total, walks, projects };
   };
 
   beforeAll(async () => {
@@ -164,14 +171,8 @@ describe('listing counts', () => {
   it('reads a bound that stayed within the cap again only after 10 s, walking meanwhile, and totals stay exact', async () => {
     // internal, unarchived: 2 projects, within the cap of 3. A key no earlier test read.
     const sent = async (r: Partial<projectsV1.ListProjectsRequest>) => {
-      const spy = jest.spyOn(pool, 'query');
-      try {
-        const { total } = await capped.listProjects(list(r), ctx(root));
-        const calls = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { name?: string; text: string }).name ?? (q as { text: string }).text));
-        return { total: Number(total), bounds: calls.filter((q) => q === 'project_listing_count_bound').length, walks: calls.filter((q) => q.includes('count(*)::int AS n FROM')).length };
-      } finally {
-        spy.mockRestore();
-      }
+      const { total, bounds, walks } = await probe(capped, root, r);
+      return { total, bounds, walks };
     };
     const internalLive = { visibility: INTERNAL, archived: false };
     expect(await sent(internalLive)).toEqual({ total: 2, bounds: 1, walks: 1 });
