@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import {
   closeHttpServer, createFixedFieldsLogger, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startMetricsServer,
@@ -7,6 +6,7 @@ import { createApp } from './app';
 import { RedisHealth } from './cache/redis-health';
 import { createServices } from './clients';
 import { loadGatewayConfig } from './config';
+import { createExpressServer } from './http/express-server';
 import { ReadinessProbe } from './http/readiness';
 import { serverTimeoutOptions } from './http/server-timeouts';
 
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const timeouts = serverTimeoutOptions({
     headersMs: config.HTTP_HEADERS_TIMEOUT_MS, requestMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
   });
-  const server = createServer(timeouts, app).listen(config.PORT, config.HOST);
+  const server = createExpressServer(app, timeouts).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
