@@ -8,10 +8,10 @@ import type { Express } from 'express';
  * Express's `app.handle` gives every request and response its own API by `Object.setPrototypeOf(req, app.request)`
  * (and `res`, `app.response`). Changing the prototype of a live object makes V8 drop the optimized code and inline
  * caches that Node's http internals keep for those objects, on every request: a bare `http` server doing only that
- * fell from 11.0k to 4.9k req/s, and a one-route Express 5 app served 3.6–4.2k req/s against 10.5k with this
+ * fell from 11.0k to 4.9k req/s, and a one-route Express 5 app served 3.6–4.5k req/s against 10.5k with this
  * server, at 32 connections on the same machine (bench/README.md, "Express's prototype swap").
  *
- * Here Node constructs them from classes whose prototypes *are* `app.request` / `app.response`, so Express's
+ * Here Node constructs them with constructors whose prototypes *are* `app.request` / `app.response`, so Express's
  * `setPrototypeOf` finds the prototype already in place, which is a no-op. Everything else is Node's own
  * constructors: the same objects, state and behaviour.
  */

@@ -24,12 +24,12 @@ type SequencedRequest = {
   setupRequest: (req: autocannon.Request, context: Record<string, unknown>) => autocannon.Request;
 };
 
-/** autocannon at `connections` for `seconds` after an unmeasured warm-up. */
-export async function httpLoad(load: HttpLoad, connections: number, seconds: number, warmupSeconds: number): Promise<LoadNumbers> {
+/** autocannon's options for `load` at `connections` for `duration` seconds. */
+function autocannonOptions(load: HttpLoad, connections: number, duration: number): autocannon.Options {
   // A single `setupRequest` is a sequence of one request.
   const sequence: SequencedRequest[] | undefined = load.sequence
     ?? (load.setupRequest ? [{ method: load.method ?? 'GET', body: load.body, setupRequest: load.setupRequest }] : undefined);
-  const opts = (duration: number): autocannon.Options => ({
+  return {
     url: load.url,
     connections,
     duration,
@@ -37,7 +37,17 @@ export async function httpLoad(load: HttpLoad, connections: number, seconds: num
     ...(sequence
       ? { requests: sequence.map((r) => ({ method: r.method, body: r.body, setupRequest: r.setupRequest as autocannon.Request['setupRequest'] })) }
       : { method: load.method ?? 'GET', body: load.body }),
-  });
+  };
+}
+
+/** Unmeasured load: `load` at `connections` for `seconds`. */
+export async function warmUp(load: HttpLoad, connections: number, seconds: number): Promise<void> {
+  await autocannon(autocannonOptions(load, connections, seconds));
+}
+
+/** autocannon at `connections` for `seconds` after an unmeasured warm-up. */
+export async function httpLoad(load: HttpLoad, connections: number, seconds: number, warmupSeconds: number): Promise<LoadNumbers> {
+  const opts = (duration: number) => autocannonOptions(load, connections, duration);
   if (warmupSeconds > 0) await autocannon(opts(warmupSeconds));
   // autocannon's own percentiles are whole milliseconds: keep every response's time (fractional ms) instead.
   const samples: number[] = [];

@@ -11,7 +11,7 @@ export interface SuiteRun {
   startedAt: string;
   finishedAt: string;
   machine: { cpus: string; cores: number; memoryGb: number; node: string; platform: string };
-  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number };
+  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number; stackWarmupSeconds?: number };
   seeding: { size: number; ms: number }[];
   measurements: Measurement[];
 }
@@ -54,7 +54,7 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
     `# Benchmark suite, ${run.startedAt}`,
     '',
     `Machine: ${run.machine.cores} × ${run.machine.cpus}, ${run.machine.memoryGb.toFixed(1)} GB, Node ${run.machine.node} (${run.machine.platform}).`,
-    `Settings: sizes ${run.config.sizes.join(', ')}; concurrency ${run.config.concurrency.join(', ')}; ${run.config.seconds} s measured after ${run.config.warmupSeconds} s warm-up per run; ${run.config.namespaces} namespaces.`,
+    `Settings: sizes ${run.config.sizes.join(', ')}; concurrency ${run.config.concurrency.join(', ')}; ${run.config.seconds} s measured after ${run.config.warmupSeconds} s warm-up per run${run.config.stackWarmupSeconds ? ` (and ${run.config.stackWarmupSeconds} s of the read scenarios once the stack started)` : ''}; ${run.config.namespaces} namespaces.`,
     `Seeding (SQL, TRUNCATE + generate_series, VACUUM ANALYZE): ${run.seeding.map((s) => `${s.size} in ${(s.ms / 1000).toFixed(1)} s`).join('; ')}.`,
     '',
     'Latencies in ms. "of ceiling": requests/s as a fraction of the bare Node http server at the same concurrency.',

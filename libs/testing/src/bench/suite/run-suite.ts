@@ -14,10 +14,10 @@ import { benchInfra } from '../bench-kit';
 import { REPO_ROOT } from '../../infra';
 import { startStack, type RunningStack } from '../../stack';
 import { grpcGetProject, sqlGetProject, startBareServer } from './baselines';
-import { httpLoad } from './load';
+import { httpLoad, warmUp } from './load';
 import type { LoadNumbers, Measurement } from './measurement';
 import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
-import { selectedScenarios, type ScenarioContext } from './scenarios';
+import { selectedScenarios, type Scenario, type ScenarioContext } from './scenarios';
 import { seedAccessRequests, seedProjects } from './seed-projects';
 import { waitForQuietServices, watchServices } from './service-metrics';
 import { waitForDrainedPipeline } from './drain';
@@ -103,6 +103,8 @@ async function main(): Promise<void> {
           bare.stop();
         }
       }
+      const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
+      if (sizeIndex === 0) await warmStack(scenarios, ctx, cfg.BENCH_STACK_WARMUP_SECONDS);
       await settle(GRPC);
       for (const c of levels) {
         record({ scenario: GRPC, kind: 'baseline', growth: true, size, concurrency: c, ...(await watched(() => grpcGetProject(stack, ids, c, seconds, warmup))) });
@@ -111,7 +113,6 @@ async function main(): Promise<void> {
       for (const c of levels) {
         record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup)) });
       }
-      const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
       for (const s of scenarios) {
         const load = s.load(ctx);
         await settle(s.name);
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     machine: { cpus: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGb: os.totalmem() / 2 ** 30, node: process.version, platform: `${os.platform()} ${os.release()}` },
-    config: { sizes: cfg.BENCH_SIZES, concurrency: levels, seconds, warmupSeconds: warmup, namespaces: cfg.BENCH_NAMESPACES },
+    config: { sizes: cfg.BENCH_SIZES, concurrency: levels, seconds, warmupSeconds: warmup, namespaces: cfg.BENCH_NAMESPACES, stackWarmupSeconds: cfg.BENCH_STACK_WARMUP_SECONDS },
     seeding,
     measurements,
   };
@@ -136,6 +137,19 @@ async function main(): Promise<void> {
   const md = writeResults(dir, run);
   console.log(`\n${md}\nwritten to ${path.relative(process.cwd(), dir) || dir}/ (results.json, report.md, *.png)`);
   if (measurements.some((m) => m.kind === 'api' && m.errors > 0)) process.exitCode = 1;
+}
+
+/**
+ * Warms the stack once before anything is measured, as a long-running stack is warm (JIT-compiled code, grown heaps):
+ * the selected scenarios that only read (GET requests; a write would change what later scenarios measure) at 16
+ * connections, `seconds` shared among them. Without it the first scenario measured a stack still warming up.
+ */
+async function warmStack(scenarios: readonly Scenario[], ctx: ScenarioContext, seconds: number): Promise<void> {
+  const reads = scenarios.map((s) => s.load(ctx)).filter((load) => (load.method ?? 'GET') === 'GET' && !load.sequence);
+  if (!reads.length || seconds <= 0) return;
+  const started = Date.now();
+  for (const load of reads) await warmUp(load, 16, Math.max(1, Math.round(seconds / reads.length)));
+  console.log(`stack warmed up: ${reads.length} read scenarios for ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 main().catch((err: unknown) => {

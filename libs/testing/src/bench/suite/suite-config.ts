@@ -20,6 +20,12 @@ export const suiteConfigSchema = z.object({
   BENCH_SECONDS: z.coerce.number().positive().default(10),
   /** Unmeasured warm-up seconds before each measured run. */
   BENCH_WARMUP_SECONDS: z.coerce.number().min(0).default(2),
+  /**
+   * Unmeasured seconds of the read scenarios, shared among them, once the stack is started and seeded, before anything
+   * is measured: a long-running stack is warm (JIT-compiled, heaps grown); without it the first scenario measured a
+   * stack still warming up.
+   */
+  BENCH_STACK_WARMUP_SECONDS: z.coerce.number().min(0).default(20),
   /** Group namespaces the projects spread over. */
   BENCH_NAMESPACES: z.coerce.number().int().positive().default(1000),
   /** Only the scenarios whose name contains one of these (comma-separated); empty: all. */
