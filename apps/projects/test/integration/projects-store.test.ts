@@ -8,6 +8,7 @@ import { upsertNamespace } from '../../src/store/namespace-replica-store';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { findProjectsByIds } from '../../src/store/projects-store';
+import { noGroupsIdentity } from './identity-stub';
 
 const user = (id: number, username: string, admin = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'] });
 const root = user(1, 'root', true);
@@ -22,22 +23,16 @@ describe('projects against PostgreSQL', () => {
   const schema = uniqueName('it_projects');
   let pool: Pool;
   let service: ReturnType<typeof projectsService>;
-  // identity as seen from projects: bob's namespace exists only there (the event has not arrived yet)
+  // identity as seen from projects: bob's namespace exists only there (the event has not arrived yet); nobody here
+  // belongs to a group, and any user id has the default projects_limit.
   const identity = {
+    ...noGroupsIdentity(),
     getNamespace: jest.fn(async (r: identityV1.GetNamespaceRequest) => {
       if (r.selector?.$case === 'fullPath' && r.selector.value === 'bob') {
         return { namespace: identityV1.Namespace.fromPartial({ id: 30, name: 'bob', path: 'bob', kind: 'user', fullPath: 'bob', owner: { id: 3, username: 'bob', name: 'Bob' }, version: 1 }), callerAccessLevel: 50 };
       }
       throw new DomainError('not_found', 'Namespace');
     }),
-    // Nobody here belongs to a group.
-    getUserGroupAccess: jest.fn(async () => ({ groups: [] })),
-    getUser: jest.fn(async (r: identityV1.GetUserRequest) => {
-      // The creator's projects_limit (personal project limit): any user id has the default.
-      if (r.selector?.$case !== 'id') throw new DomainError('not_found', 'User');
-      return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
-    }),
-    listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
   };
 
   beforeAll(async () => {
