@@ -1,3 +1,4 @@
+import type { HostCpu } from './host-cpu';
 import type { ServiceUsage } from './service-metrics';
 
 /** One measured run: a scenario (or baseline) at one data size and one concurrency level. */
@@ -22,6 +23,8 @@ export interface Measurement {
   statuses?: Record<string, number>;
   /** Per service: peak RSS and CPU during the run (api scenarios and the gRPC baseline). */
   services?: Record<string, ServiceUsage>;
+  /** The whole machine during the run (warm-up included): busy and stolen shares of all cores (Linux only). */
+  host?: HostCpu;
 }
 
 export type LoadNumbers = Pick<Measurement, 'requests' | 'rps' | 'p50' | 'p90' | 'p99' | 'errors' | 'non2xx' | 'statuses'>;

@@ -28,8 +28,29 @@ describe('growthRows', () => {
 describe('markdownReport', () => {
   it('states each scenario as a fraction of the bare-http ceiling at the same concurrency', () => {
     const md = markdownReport(run([m(BARE, 10, 1, 0.1, 10000, false), m('GET /projects/:id', 10, 1, 1, 1000)], [10]), ['a.png']);
-    expect(md).toContain('| GET /projects/:id | 1 | 1000 | 1.00 | 2.00 | 3.00 | 0 | 0 | 0.100 |');
+    expect(md).toContain('| GET /projects/:id | 1 | 1000 | 1.00 | 2.00 | 3.00 | 0 | 0 | 0.100 |  |');
     expect(md).toContain('- a.png');
+    expect(md).not.toContain('stolen by the hypervisor: median');
+  });
+
+  it('takes the ceiling measured at the same size, and falls back to the one of the first size for older results', () => {
+    const md = markdownReport(run([
+      m(BARE, 10, 1, 0.1, 10000, false), m('GET /projects/:id', 10, 1, 1, 1000),
+      m(BARE, 1000, 1, 0.1, 5000, false), m('GET /projects/:id', 1000, 1, 1, 1000),
+    ]), []);
+    expect(md).toContain('| GET /projects/:id | 1 | 1000 | 1.00 | 2.00 | 3.00 | 0 | 0 | 0.100 |');
+    expect(md).toContain('| GET /projects/:id | 1 | 1000 | 1.00 | 2.00 | 3.00 | 0 | 0 | 0.200 |');
+    const old = markdownReport(run([m(BARE, 10, 1, 0.1, 10000, false), m('GET /projects/:id', 1000, 1, 1, 2000)]), []);
+    expect(old).toContain('| GET /projects/:id | 1 | 2000 | 1.00 | 2.00 | 3.00 | 0 | 0 | 0.200 |');
+  });
+
+  it("shows the machine's busy and stolen CPU per run, and the median and highest steal of the run", () => {
+    const withHost = (x: Measurement, busy: number, steal: number): Measurement => ({ ...x, host: { busyPercent: busy, stealPercent: steal } });
+    const md = markdownReport(run([
+      withHost(m(BARE, 10, 1, 0.1, 10000, false), 60, 1), withHost(m('GET /projects/:id', 10, 1, 1, 1000), 97.4, 12.25), withHost(m('GET /projects/:id', 10, 8, 1, 1000), 90, 2),
+    ], [10]), []);
+    expect(md).toContain('| 0.100 | 97% / 12.3% |');
+    expect(md).toContain('CPU stolen by the hypervisor: median 2.0%, highest 12.3% (GET /projects/:id, 10 projects, c=1).');
   });
 });
 

@@ -49,6 +49,28 @@ function servicesCell(m: Measurement): string {
     .join(', ');
 }
 
+/**
+ * The bare-http ceiling for a run at (size, concurrency): the one measured at that size (every size has its own since
+ * 2026-11-28), else the one of any size (results of older runs measured it once, at the first size).
+ */
+export function ceilingFor(run: SuiteRun, size: number, concurrency: number): Measurement | undefined {
+  const bare = run.measurements.filter((m) => m.scenario === BARE && m.concurrency === concurrency);
+  return bare.find((m) => m.size === size) ?? bare[0];
+}
+
+function hostCell(m: Measurement): string {
+  return m.host ? `${m.host.busyPercent.toFixed(0)}% / ${m.host.stealPercent.toFixed(1)}%` : '';
+}
+
+/** The hypervisor's share over the runs that recorded it: median and highest, with the run that had the highest. */
+function stealLine(run: SuiteRun): string | undefined {
+  const withHost = run.measurements.filter((m) => m.host);
+  if (!withHost.length) return undefined;
+  const steals = withHost.map((m) => m.host!.stealPercent).sort((a, b) => a - b);
+  const worst = withHost.reduce((a, b) => (b.host!.stealPercent > a.host!.stealPercent ? b : a));
+  return `CPU stolen by the hypervisor: median ${n(steals[Math.floor((steals.length - 1) / 2)]!, 1)}%, highest ${n(worst.host!.stealPercent, 1)}% (${worst.scenario}, ${worst.size.toLocaleString('en-US')} projects, c=${worst.concurrency}).`;
+}
+
 export function markdownReport(run: SuiteRun, charts: string[]): string {
   const out: string[] = [
     `# Benchmark suite, ${run.startedAt}`,
@@ -57,18 +79,18 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
     `Settings: sizes ${run.config.sizes.join(', ')}; concurrency ${run.config.concurrency.join(', ')}; ${run.config.seconds} s measured after ${run.config.warmupSeconds} s warm-up per run${run.config.stackWarmupSeconds ? ` (and ${run.config.stackWarmupSeconds} s of the read scenarios once the stack started)` : ''}; ${run.config.namespaces} namespaces.`,
     `Seeding (SQL, TRUNCATE + generate_series, VACUUM ANALYZE): ${run.seeding.map((s) => `${s.size} in ${(s.ms / 1000).toFixed(1)} s`).join('; ')}.`,
     '',
-    'Latencies in ms. "of ceiling": requests/s as a fraction of the bare Node http server at the same concurrency.',
+    'Latencies in ms. "of ceiling": requests/s as a fraction of the bare Node http server at the same concurrency, measured at the same size.',
     'Services: CPU (100% = one core) and peak RSS of each service using ≥ 5% CPU during the run, from its /metrics.',
+    'Host: the whole machine during the run (warm-up included), as shares of all its cores: busy, and stolen by the hypervisor (time this VM wanted the CPU and another guest had it).',
+    ...[stealLine(run)].filter((l): l is string => !!l),
     '',
   ];
-  const bare = (c: number) => run.measurements.find((m) => m.scenario === BARE && m.concurrency === c);
   for (const size of run.config.sizes) {
-    out.push(`## ${size.toLocaleString('en-US')} projects`, '', '| scenario | conc. | req/s | p50 | p90 | p99 | errors | non-2xx | of ceiling | services |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
-    const rows = run.measurements.filter((m) => m.size === size || (m.scenario === BARE && size === run.config.sizes[0]));
-    for (const m of rows) {
-      const ceiling = bare(m.concurrency);
+    out.push(`## ${size.toLocaleString('en-US')} projects`, '', '| scenario | conc. | req/s | p50 | p90 | p99 | errors | non-2xx | of ceiling | host busy / steal | services |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const m of run.measurements.filter((x) => x.size === size)) {
+      const ceiling = ceilingFor(run, size, m.concurrency);
       const frac = ceiling && m.scenario !== BARE ? n(m.rps / ceiling.rps, 3) : '';
-      out.push(`| ${m.scenario} | ${m.concurrency} | ${n(m.rps, 0)} | ${n(m.p50)} | ${n(m.p90)} | ${n(m.p99)} | ${m.errors} | ${m.non2xx} | ${frac} | ${servicesCell(m)} |`);
+      out.push(`| ${m.scenario} | ${m.concurrency} | ${n(m.rps, 0)} | ${n(m.p50)} | ${n(m.p90)} | ${n(m.p99)} | ${m.errors} | ${m.non2xx} | ${frac} | ${hostCell(m)} | ${servicesCell(m)} |`);
     }
     out.push('');
   }
@@ -96,7 +118,9 @@ function writeCharts(dir: string, run: SuiteRun): string[] {
     for (const q of ['p50', 'p90'] as const) {
       const series: Series[] = names.map((name) => ({
         name,
-        points: run.measurements.filter((m) => m.scenario === name && (m.size === size || m.scenario === BARE)).map((m) => [m.concurrency, m[q]] as [number, number]),
+        points: run.measurements
+          .filter((m) => m.scenario === name && (m.size === size || (m.scenario === BARE && ceilingFor(run, size, m.concurrency) === m)))
+          .map((m) => [m.concurrency, m[q]] as [number, number]),
       }));
       write(`latency-vs-concurrency-${size}-${q}.png`, { title: `${q} latency vs concurrency, ${size.toLocaleString('en-US')} projects`, xLabel: 'concurrent connections (log scale)', yLabel: `${q} ms`, series, logX: true });
     }

@@ -14,6 +14,7 @@ import { benchInfra } from '../bench-kit';
 import { REPO_ROOT } from '../../infra';
 import { startStack, type RunningStack } from '../../stack';
 import { grpcGetProject, sqlGetProject, startBareServer } from './baselines';
+import { watchHostCpu } from './host-cpu';
 import { httpLoad, warmUp } from './load';
 import type { LoadNumbers, Measurement } from './measurement';
 import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
@@ -57,16 +58,23 @@ async function main(): Promise<void> {
     const full = { ...m, seconds };
     measurements.push(full);
     const bad = m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : '';
-    console.log(`  ${m.scenario.padEnd(58)} c=${String(m.concurrency).padEnd(3)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2).padStart(7)}  p90 ${m.p90.toFixed(2).padStart(7)}  p99 ${m.p99.toFixed(2).padStart(7)} ms${bad}`);
+    const host = m.host ? `  host busy ${m.host.busyPercent.toFixed(0)}% steal ${m.host.stealPercent.toFixed(1)}%` : '';
+    console.log(`  ${m.scenario.padEnd(58)} c=${String(m.concurrency).padEnd(3)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2).padStart(7)}  p90 ${m.p90.toFixed(2).padStart(7)}  p99 ${m.p99.toFixed(2).padStart(7)} ms${bad}${host}`);
   };
   // Before each scenario (and baseline) the background work of the previous one settles, so it is not measured here.
   const settle = async (what: string) => {
     const ms = await waitForQuietServices(stack.metricsUrls);
     if (ms > 3000) console.log(`  (waited ${(ms / 1000).toFixed(1)} s for the services to settle before ${what})`);
   };
+  // Every run records the machine's CPU (busy, stolen by the hypervisor); `watched` runs also each service's.
+  const onHost = async (run: () => Promise<LoadNumbers>) => {
+    const host = watchHostCpu();
+    const numbers = await run();
+    return { ...numbers, host: host.stop() };
+  };
   const watched = async (run: () => Promise<LoadNumbers>) => {
     const watch = watchServices(stack.metricsUrls);
-    const numbers = await run();
+    const numbers = await onHost(run);
     return { ...numbers, services: await watch.stop() };
   };
   try {
@@ -92,13 +100,15 @@ async function main(): Promise<void> {
       console.log(`${size} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s (${cfg.BENCH_NAMESPACES} namespaces, the member on ${seeded.memberProjectIds.length})`);
       const ids = Array.from({ length: Math.min(997, size) }, (_, i) => 1 + Math.floor((i * size) / Math.min(997, size)));
 
-      if (sizeIndex === 0) {
+      // The ceiling at every size, minutes (not a quarter of an hour) before the scenarios it is compared with: this
+      // VM's speed drifts through a run, and a fraction of a ceiling measured long before moved with the drift.
+      {
         const res = await fetch(`${stack.apiUrl}/projects/1`, { headers: { 'PRIVATE-TOKEN': stack.rootToken } });
         const body = await res.text();
         if (res.status !== 200) throw new Error(`GET /projects/1: ${res.status} ${body.slice(0, 200)}`);
         const bare = await startBareServer(body);
         try {
-          for (const c of levels) record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await httpLoad({ url: bare.url }, c, seconds, warmup)) });
+          for (const c of levels) record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await onHost(() => httpLoad({ url: bare.url }, c, seconds, warmup))) });
         } finally {
           bare.stop();
         }
@@ -111,7 +121,7 @@ async function main(): Promise<void> {
       }
       await settle(SQL);
       for (const c of levels) {
-        record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup)) });
+        record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await onHost(() => sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup))) });
       }
       for (const s of scenarios) {
         const load = s.load(ctx);
