@@ -254,7 +254,9 @@ const LISTING_FROM = (sql: string) =>
  * probes). Planning the rows' select list (three subqueries, six joins) cost ~0.8 ms every time it was inlined in the
  * ids' statement: at 100,000 projects one page went from 1.8 ms of PostgreSQL (one unprepared statement) to
  * 0.4 ms (ids) + 0.4 ms (rows). Each statement reads its own snapshot (read committed, as GitLab's listing and its
- * preloads): a project deleted between the two is left out of the page, not shown half.
+ * preloads): a project deleted between the two is left out of the page, not shown half. Where the count may be
+ * answered by the per-visibility counts, they are read by the ids' statement (pageIdsWithBound); the walk, when still
+ * needed, then runs beside the rows.
  */
 export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
   const { sql, values } = listWhere(f);
@@ -275,20 +277,24 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
     // index to reach a page soon; and the total is over any count cap up to SEARCH_SET_LIMIT.
     if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values), total: -1 };
   }
+  // GitLab's count, up to the cap + 1 (`total_count_with_limit`), is the matches walked until one more than the cap.
+  // When the listing's filters allow a lower bound from the per-visibility counts (countLowerBound) and that bound is
+  // over the cap, the walk is skipped: at 100,000 projects an administrator's `visibility=internal` walked 10,001
+  // index entries (2.2 ms of PostgreSQL on a slow core) where a read of a few counter rows answers the same.
+  const bound = f.countLimit > 0 ? countLowerBound(f) : undefined;
+  if (bound && boundDue(bound, f.countLimit)) {
+    const { ids, atLeast } = await pageIdsWithBound(db, f, sql, values, bound);
+    const passes = noteBound(bound, f.countLimit, atLeast);
+    const [rows, n] = await Promise.all([rowsByIds(db, f.callerId, ids), passes ? f.countLimit + 1 : cappedCount(db, f, sql, values)]);
+    return { rows, total: totalOf(n) };
+  }
   const count = f.countLimit > 0 ? cappedCount(db, f, sql, values) : undefined;
   const [rows, n] = await Promise.all([pageOf(db, f, sql, values), count]);
   return { rows, total: totalOf(n) };
 }
 
-/**
- * GitLab's count, up to the cap + 1 (`total_count_with_limit`): the matches walked until one more than the cap. When
- * the listing's filters allow a lower bound from the per-visibility counts (countLowerBound) and that bound is over
- * the cap, the walk is skipped: at 100,000 projects an administrator's `visibility=internal` walked 10,001 index entries
- * (2.2 ms of PostgreSQL on a slow core) where one prepared read of a few counter rows answers the same.
- */
+/** GitLab's count, up to the cap + 1: the matches walked until one more than the cap. */
 async function cappedCount(db: Queryable, f: ListFilter, where: string, values: unknown[]): Promise<number> {
-  const bound = countLowerBound(f);
-  if (bound && (await boundPassesCap(db, bound, f.countLimit))) return f.countLimit + 1;
   const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(where, f.countLimit + 1)}`, values);
   return rows[0]?.n ?? 0;
 }
@@ -297,32 +303,49 @@ async function cappedCount(db: Queryable, f: ListFilter, where: string, values: 
  * Bounds (by visibilities, archived and cap) that were read and did not pass the cap, and when: on an instance with
  * fewer projects than the cap the bound never helps, and reading it before every walk cost a small instance 8-10%
  * of its broad listings' throughput (one more statement per request: 10,000 projects, c=16, 236/227/191/213 →
- * 189/197/197/196 req/s). Such a bound is read again after BOUND_RECHECK_MS, and the walk runs meanwhile, as it
- * did before the counts existed: an instance that grows past the cap is noticed within seconds. Only which path
- * is taken depends on this; the walk and the bound are both exact.
+ * 189/197/197/196 req/s; read with the page's ids since, it would still hold the walk back until the ids are in).
+ * Such a bound is read again after BOUND_RECHECK_MS, and the walk runs beside the page meanwhile, as it did before the
+ * counts existed: an instance that grows past the cap is noticed within seconds. Only which path is taken depends on
+ * this; the walk and the bound are both exact.
  */
 const boundsWithinCap = new Map<string, number>();
 const BOUND_RECHECK_MS = 10_000;
 
-/** Whether the per-visibility counts already pass the cap (false without reading them while a recent read did not). */
-async function boundPassesCap(db: Queryable, bound: CountLowerBound, cap: number): Promise<boolean> {
-  const key = `${bound.visibilities.join(',')}|${String(bound.archived)}|${cap}`;
-  const checkedAt = boundsWithinCap.get(key);
-  if (checkedAt !== undefined && Date.now() - checkedAt <= BOUND_RECHECK_MS) return false;
-  const passes = (await projectsAtLeast(db, bound)) > cap;
-  if (passes) boundsWithinCap.delete(key);
-  else boundsWithinCap.set(key, Date.now());
+const boundKey = (bound: CountLowerBound, cap: number) => `${bound.visibilities.join(',')}|${String(bound.archived)}|${cap}`;
+
+/** Whether the bound is worth reading: not while a read less than BOUND_RECHECK_MS ago found it within the cap. */
+function boundDue(bound: CountLowerBound, cap: number): boolean {
+  const checkedAt = boundsWithinCap.get(boundKey(bound, cap));
+  return checkedAt === undefined || Date.now() - checkedAt > BOUND_RECHECK_MS;
+}
+
+/** Remembers a bound read within the cap (forgets one past it); answers whether it passes the cap. */
+function noteBound(bound: CountLowerBound, cap: number, atLeast: number): boolean {
+  const passes = atLeast > cap;
+  if (passes) boundsWithinCap.delete(boundKey(bound, cap));
+  else boundsWithinCap.set(boundKey(bound, cap), Date.now());
   return passes;
 }
 
-/** The projects not pending deletion of these visibilities (and archived state), from project_listing_counts (0017). */
-async function projectsAtLeast(db: Queryable, bound: CountLowerBound): Promise<number> {
-  const { rows } = await db.query<{ n: string }>({
-    name: 'project_listing_count_bound',
-    text: 'SELECT COALESCE(sum(n), 0)::bigint AS n FROM project_listing_counts WHERE visibility = ANY($1::text[]) AND ($2::boolean IS NULL OR archived = $2)',
-    values: [bound.visibilities, bound.archived ?? null],
-  });
-  return Number(rows[0]?.n ?? 0);
+/**
+ * The page's ids and the bound in one statement: the projects not pending deletion of the bound's visibilities (and
+ * archived state) from project_listing_counts (0017), an InitPlan read once, beside the page's ids as an array (one
+ * row even for an empty page). Read as a statement of its own, beside the page, the bound cost a round trip: per
+ * offset listing ~0.2 ms of projects' CPU and ~0.25 ms of PostgreSQL's (bench/README.md).
+ */
+async function pageIdsWithBound(
+  db: Queryable, f: ListFilter, where: string, values: unknown[], bound: CountLowerBound,
+): Promise<{ ids: string[]; atLeast: number }> {
+  const page = pageIdsStatement(f, where, values);
+  const v = [...page.values, bound.visibilities, bound.archived ?? null];
+  const [vis, archived] = [`$${v.length - 1}`, `$${v.length}`];
+  const { rows } = await db.query<{ ids: (string | number)[]; at_least: number }>(
+    `SELECT ARRAY(${page.text}) AS ids,
+            (SELECT COALESCE(sum(c.n), 0) FROM project_listing_counts c
+             WHERE c.visibility = ANY(${vis}::text[]) AND (${archived}::boolean IS NULL OR c.archived = ${archived}))::bigint AS at_least`,
+    v,
+  );
+  return { ids: (rows[0]?.ids ?? []).map(String), atLeast: Number(rows[0]?.at_least ?? 0) };
 }
 
 /** The ids of the first `limit` projects matching `where`, in no order, as a subquery `s` (what counts are taken over). */
@@ -344,6 +367,13 @@ const SEARCH_SET_LIMIT = 10_000;
 
 /** The page's projects: their ids chosen by `where` (SQL over `p`, `n`, `m`; `$1` the caller) in the listing's order. */
 async function pageOf(db: Queryable, f: ListFilter, where: string, values: unknown[]): Promise<ProjectRow[]> {
+  const page = pageIdsStatement(f, where, values);
+  const { rows } = await db.query<{ id: string }>(page.text, page.values);
+  return rowsByIds(db, f.callerId, rows.map((r) => r.id));
+}
+
+/** The statement choosing the page's ids: `where`, the listing's order, LIMIT and OFFSET (the last two values). */
+function pageIdsStatement(f: ListFilter, where: string, values: unknown[]): { text: string; values: unknown[] } {
   const dir = f.sort === 'asc' ? 'ASC' : 'DESC';
   const pageValues = [...values];
   const order = f.orderBy === 'similarity' ? similarityOrder(f.similarityTo ?? '', pageValues)
@@ -352,9 +382,8 @@ async function pageOf(db: Queryable, f: ListFilter, where: string, values: unkno
   pageValues.push(f.perPage, (f.page - 1) * f.perPage);
   // GitLab joins the statistics for their orderings (`apply_filters`: `projects.joins(:statistics)`); every project has a row.
   const statistics = STATISTICS_ORDERINGS.has(f.orderBy) ? ' JOIN project_statistics ps ON ps.project_id = p.id' : '';
-  const pageIds = `SELECT p.id${LISTING_FROM(`${where} ${order}`)}${statistics} WHERE ${where} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`;
-  const { rows } = await db.query<{ id: string }>(pageIds, pageValues);
-  return rowsByIds(db, f.callerId, rows.map((r) => r.id));
+  const text = `SELECT p.id${LISTING_FROM(`${where} ${order}`)}${statistics} WHERE ${where} ORDER BY ${order} LIMIT $${pageValues.length - 1} OFFSET $${pageValues.length}`;
+  return { text, values: pageValues };
 }
 
 /**
