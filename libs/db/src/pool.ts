@@ -1,8 +1,12 @@
 import { Pool, types, type PoolConfig } from 'pg';
 import { countQueries } from './query-counter';
+import { fastTimestamptz } from './timestamptz';
 
 // int8 (bigint ids, counts) as JS numbers: ids stay far below 2^53.
 types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+// timestamptz: the ISO shape by character positions, anything else by node-pg's own parser (timestamptz.ts).
+const defaultTimestamptz = types.getTypeParser(types.builtins.TIMESTAMPTZ, 'text');
+types.setTypeParser(types.builtins.TIMESTAMPTZ, (v) => fastTimestamptz(v) ?? defaultTimestamptz(v));
 
 export interface PoolOptions {
   url: string;
