@@ -1,4 +1,4 @@
-import { startStack, type RunningStack } from '@glp/testing';
+import { eventually, startStack, type RunningStack } from '@glp/testing';
 
 /**
  * GET /projects/:id of many callers at once, coalesced by the gateway into GetProjects calls (project-read-batcher.ts):
@@ -49,6 +49,12 @@ describe('GET /projects/:id batched across callers', () => {
     const group = await expectJson(await api('/groups', undefined, json('POST', { name: 'Team', path: 'team', visibility: 'private' })), 201);
     await expectJson(await api(`/groups/${group.id}/members`, undefined, json('POST', { user_id: ids.carol, access_level: 20 })), 201);
     ids.team = (await expectJson(await api('/projects', undefined, json('POST', { name: 'team-app', namespace_id: group.id, visibility: 'private' })), 201)).id;
+    // repo-admin reports each new repository's size a moment after the project is created; the answers compared below
+    // show statistics, so they are taken once every repository has been reported (else `storage_size` moves between
+    // the two passes: 0, then 23,913).
+    for (const id of [ids.secret, ids.open, ids.renamed, ids.team]) {
+      await eventually(async () => (await expectJson(await api(`/projects/${id}?statistics=true`), 200)).statistics.repository_size > 0, 60_000, 100);
+    }
   }, 180_000);
   afterAll(async () => {
     await stack?.stop();
