@@ -321,9 +321,10 @@ function boundDue(bound: CountLowerBound, cap: number): boolean {
 
 /** Remembers a bound read within the cap (forgets one past it); answers whether it passes the cap. */
 function noteBound(bound: CountLowerBound, cap: number, atLeast: number): boolean {
+  const key = boundKey(bound, cap);
   const passes = atLeast > cap;
-  if (passes) boundsWithinCap.delete(boundKey(bound, cap));
-  else boundsWithinCap.set(boundKey(bound, cap), Date.now());
+  if (passes) boundsWithinCap.delete(key);
+  else boundsWithinCap.set(key, Date.now());
   return passes;
 }
 

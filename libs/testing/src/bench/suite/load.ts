@@ -47,12 +47,11 @@ export async function warmUp(load: HttpLoad, connections: number, seconds: numbe
 
 /** autocannon at `connections` for `seconds` after an unmeasured warm-up. */
 export async function httpLoad(load: HttpLoad, connections: number, seconds: number, warmupSeconds: number): Promise<LoadNumbers> {
-  const opts = (duration: number) => autocannonOptions(load, connections, duration);
-  if (warmupSeconds > 0) await autocannon(opts(warmupSeconds));
+  if (warmupSeconds > 0) await warmUp(load, connections, warmupSeconds);
   // autocannon's own percentiles are whole milliseconds: keep every response's time (fractional ms) instead.
   const samples: number[] = [];
   // Without a callback autocannon returns its tracker (an EventEmitter) made thenable; the types show only the promise.
-  const instance = autocannon(opts(seconds)) as Promise<autocannon.Result> & EventEmitter;
+  const instance = autocannon(autocannonOptions(load, connections, seconds)) as Promise<autocannon.Result> & EventEmitter;
   instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => samples.push(ms));
   const r = await instance;
   samples.sort((a, b) => a - b);

@@ -77,6 +77,19 @@ async function main(): Promise<void> {
     const numbers = await onHost(run);
     return { ...numbers, services: await watch.stop() };
   };
+  // The ceiling at every size, minutes (not a quarter of an hour) before the scenarios it is compared with: this VM's
+  // speed drifts through a run, and a fraction of a ceiling measured long before moved with the drift.
+  const measureCeiling = async (size: number) => {
+    const res = await fetch(`${stack.apiUrl}/projects/1`, { headers: { 'PRIVATE-TOKEN': stack.rootToken } });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`GET /projects/1: ${res.status} ${body.slice(0, 200)}`);
+    const bare = await startBareServer(body);
+    try {
+      for (const c of levels) record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await onHost(() => httpLoad({ url: bare.url }, c, seconds, warmup))) });
+    } finally {
+      bare.stop();
+    }
+  };
   try {
     const member = await createMember(stack);
     // Enough pending requests for the approve scenario at ~1,000 approvals/s at every level (warm-ups included).
@@ -100,19 +113,7 @@ async function main(): Promise<void> {
       console.log(`${size} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s (${cfg.BENCH_NAMESPACES} namespaces, the member on ${seeded.memberProjectIds.length})`);
       const ids = Array.from({ length: Math.min(997, size) }, (_, i) => 1 + Math.floor((i * size) / Math.min(997, size)));
 
-      // The ceiling at every size, minutes (not a quarter of an hour) before the scenarios it is compared with: this
-      // VM's speed drifts through a run, and a fraction of a ceiling measured long before moved with the drift.
-      {
-        const res = await fetch(`${stack.apiUrl}/projects/1`, { headers: { 'PRIVATE-TOKEN': stack.rootToken } });
-        const body = await res.text();
-        if (res.status !== 200) throw new Error(`GET /projects/1: ${res.status} ${body.slice(0, 200)}`);
-        const bare = await startBareServer(body);
-        try {
-          for (const c of levels) record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await onHost(() => httpLoad({ url: bare.url }, c, seconds, warmup))) });
-        } finally {
-          bare.stop();
-        }
-      }
+      await measureCeiling(size);
       const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
       if (sizeIndex === 0) await warmStack(scenarios, ctx, cfg.BENCH_STACK_WARMUP_SECONDS);
       await settle(GRPC);
