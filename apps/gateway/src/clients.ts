@@ -8,12 +8,18 @@ import { HookRateLimits } from './http/hook-rate-limits';
 import { ApiRateLimits } from './http/api-rate-limits';
 import { parseShards, RepoAdminRouter } from './repo-admin-router';
 import { ProjectReadBatcher } from './project-read-batcher';
+import { ProjectBytesClient } from './project-bytes-client';
+import { PresentedJsonCache } from './presenters/presented-json-cache';
 
 export interface Services {
   identity: PromiseClient<identityV1.IdentityServiceClient>;
   projects: PromiseClient<projectsV1.ProjectsServiceClient>;
-  /** GET /projects/:id's reads, coalesced into GetProjects calls (project-read-batcher.ts). */
-  projectReads: ProjectReadBatcher;
+  /** Projects' reads with the projects left encoded (project-bytes-client.ts), presented through `presentedProjects`. */
+  projectBytes: PromiseClient<ProjectBytesClient>;
+  /** Projects' JSON by their bytes and how they are presented (presented-json-cache.ts): listings and GET /projects/:id. */
+  presentedProjects: PresentedJsonCache;
+  /** GET /projects/:id's reads, coalesced into GetProjects calls (project-read-batcher.ts); the projects' bytes. */
+  projectReads: ProjectReadBatcher<Buffer>;
   accessRequests: PromiseClient<accessRequestsV1.AccessRequestsServiceClient>;
   repoAdmin: PromiseClient<repoAdminV1.RepoAdminServiceClient>;
   /** repo-admin's server-streaming calls (snapshots). */
@@ -35,6 +41,7 @@ export function createServices(config: GatewayConfig): Services {
   const opts = { actorSecret: config.ACTOR_SECRET, defaultDeadlineMs: config.GRPC_DEADLINE_MS };
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, opts);
   const projects = createGrpcClient(projectsV1.ProjectsServiceClient, config.PROJECTS_GRPC_ADDR, opts);
+  const projectBytes = createGrpcClient(ProjectBytesClient, config.PROJECTS_GRPC_ADDR, opts);
   const accessRequests = createGrpcClient(accessRequestsV1.AccessRequestsServiceClient, config.ACCESS_REQUESTS_GRPC_ADDR, opts);
   const hooks = createGrpcClient(hooksV1.HooksServiceClient, config.HOOKS_GRPC_ADDR, opts);
   const pushRules = createGrpcClient(pushRulesV1.PushRulesServiceClient, config.PUSH_RULES_GRPC_ADDR, opts);
@@ -68,7 +75,9 @@ export function createServices(config: GatewayConfig): Services {
   return {
     identity,
     projects,
-    projectReads: new ProjectReadBatcher(projects, { windowMs: config.PROJECT_READ_BATCH_WINDOW_MS, maxBatch: config.PROJECT_READ_BATCH_MAX }),
+    projectBytes,
+    presentedProjects: new PresentedJsonCache(config.PRESENTED_JSON_CACHE_BYTES),
+    projectReads: new ProjectReadBatcher(projectBytes, { windowMs: config.PROJECT_READ_BATCH_WINDOW_MS, maxBatch: config.PROJECT_READ_BATCH_MAX }),
     accessRequests,
     hooks,
     pushRules,
@@ -81,6 +90,7 @@ export function createServices(config: GatewayConfig): Services {
     close() {
       identity.close();
       projects.close();
+      projectBytes.close();
       accessRequests.close();
       hooks.close();
       pushRules.close();

@@ -22,7 +22,7 @@ function fakeProjects(opts: { unimplemented?: boolean; fail?: DomainError } = {}
     if (caller.kind === 'anonymous') return { result: { $case: 'error', value: { kind: 'not_found', message: 'Project', fieldsJson: '', movedToId: 0 } } };
     return { result: { $case: 'project', value: project(id, caller.username) } };
   };
-  const client: ProjectReadsClient = {
+  const client: ProjectReadsClient<projectsV1.Project> = {
     async getProject(request: projectsV1.GetProjectRequest, o?: ClientCallOptions) {
       const id = request.selector?.$case === 'id' ? request.selector.value : 0;
       seen.singles.push({ id, caller: (o?.actor ?? currentContext()?.actor)?.username, context: currentContext() !== undefined });
@@ -48,7 +48,7 @@ function fakeProjects(opts: { unimplemented?: boolean; fail?: DomainError } = {}
 }
 
 /** `read` as a request of `actor` would call it: inside that request's context. */
-const readAs = (batcher: ProjectReadBatcher, actor: Actor, id: number, requestId = `req-${actor.username || 'anon'}-${id}`) =>
+const readAs = (batcher: ProjectReadBatcher<projectsV1.Project>, actor: Actor, id: number, requestId = `req-${actor.username || 'anon'}-${id}`) =>
   runWithContext({ requestId, actor, operation: 'GET /projects/:id' }, () => batcher.read(byId(id)));
 
 const settle = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: unknown) => ({ error }));

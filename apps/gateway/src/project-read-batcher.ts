@@ -5,11 +5,19 @@ import {
 } from '@glp/service-kit';
 import { Histogram } from 'prom-client';
 
-/** What the batcher needs of the projects client. */
-export interface ProjectReadsClient {
-  getProject(request: projectsV1.GetProjectRequest, opts?: ClientCallOptions): Promise<projectsV1.GetProjectResponse>;
-  getProjects(request: projectsV1.GetProjectsRequest, opts?: ClientCallOptions): Promise<projectsV1.GetProjectsResponse>;
+/**
+ * What the batcher needs of the projects client, whose answers carry projects as `P`: decoded (projectsV1.Project), or
+ * left encoded (the gateway's ProjectBytesClient: their bytes, presented through the presentation cache).
+ */
+export interface ProjectReadsClient<P> {
+  getProject(request: projectsV1.GetProjectRequest, opts?: ClientCallOptions): Promise<{ project?: P }>;
+  getProjects(request: projectsV1.GetProjectsRequest, opts?: ClientCallOptions): Promise<{ results: ProjectsResult<P>[] }>;
   signActorFor(method: 'getProjects', actor: Actor): { payload: string; signature: string };
+}
+
+/** GetProjectsResult with the project as `P`. */
+export interface ProjectsResult<P> {
+  result?: { $case: 'project'; value: P } | { $case: 'error'; value: projectsV1.ItemError };
 }
 
 export interface ProjectReadBatcherOptions {
@@ -21,11 +29,11 @@ export interface ProjectReadBatcherOptions {
   fallbackMs?: number;
 }
 
-interface PendingRead {
+interface PendingRead<P> {
   request: projectsV1.GetProjectRequest;
   actor: Actor;
   requestId: string;
-  resolve(res: projectsV1.GetProjectResponse): void;
+  resolve(res: { project?: P }): void;
   reject(err: unknown): void;
 }
 
@@ -48,18 +56,18 @@ const GATEWAY = systemActor('gateway');
  * Each read counts as one gRPC call of its request (request-cost accounting), whatever it was batched with; the shared
  * call itself is made outside any request context.
  */
-export class ProjectReadBatcher {
-  private pending: PendingRead[] = [];
+export class ProjectReadBatcher<P> {
+  private pending: PendingRead<P>[] = [];
   private scheduled = false;
   private fallbackUntil = 0;
 
   constructor(
-    private readonly client: ProjectReadsClient,
+    private readonly client: ProjectReadsClient<P>,
     private readonly opts: ProjectReadBatcherOptions,
   ) {}
 
   /** GetProject for the current request's caller, batched with the reads around it. */
-  read(request: projectsV1.GetProjectRequest): Promise<projectsV1.GetProjectResponse> {
+  read(request: projectsV1.GetProjectRequest): Promise<{ project?: P }> {
     const ctx = currentContext();
     if (!ctx?.actor) return Promise.reject(new Error('project read without an actor'));
     if (this.opts.maxBatch <= 1 || Date.now() < this.fallbackUntil) return this.client.getProject(request);
@@ -109,7 +117,7 @@ export class ProjectReadBatcher {
     );
   }
 
-  private single(r: PendingRead): void {
+  private single(r: PendingRead<P>): void {
     this.client.getProject(r.request, { actor: r.actor, requestId: r.requestId }).then(r.resolve, r.reject);
   }
 }

@@ -8,7 +8,27 @@ import type { ServerResponse } from 'node:http';
 
 type Res = ServerResponse & { req?: { method?: string } };
 
-function write(res: Res, status: number, contentType: string, payload: string, headers?: Readonly<Record<string, string>>): void {
+/** A body already serialized (UTF-8 JSON): sent as it is. */
+export class JsonBytes {
+  constructor(readonly bytes: Buffer) {}
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** A JSON array of serialized items, as JSON.stringify of the items would write it. */
+export function jsonArray(items: readonly Buffer[]): JsonBytes {
+  const parts: Buffer[] = [OPEN];
+  for (const [i, item] of items.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(item);
+  }
+  parts.push(CLOSE);
+  return new JsonBytes(Buffer.concat(parts));
+}
+
+function write(res: Res, status: number, contentType: string, payload: string | Buffer, headers?: Readonly<Record<string, string>>): void {
   if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.statusCode = status;
   res.setHeader('Content-Type', contentType);
@@ -17,7 +37,7 @@ function write(res: Res, status: number, contentType: string, payload: string, h
   else res.end(payload);
 }
 
-/** `body` serialized once; `undefined` sends no body and no Content-Type (204, 304). */
+/** `body` serialized once (a JsonBytes as it is); `undefined` sends no body and no Content-Type (204, 304). */
 export function sendJson(res: Res, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
   if (body === undefined) {
     if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -25,7 +45,7 @@ export function sendJson(res: Res, status: number, body: unknown, headers?: Read
     res.end();
     return;
   }
-  write(res, status, 'application/json', JSON.stringify(body), headers);
+  write(res, status, 'application/json', body instanceof JsonBytes ? body.bytes : JSON.stringify(body), headers);
 }
 
 /** A plain-text answer, e.g. 400 `Bad Request` for malformed requests (Rack's triple in GitLab's middleware). */

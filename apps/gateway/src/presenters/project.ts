@@ -25,6 +25,16 @@ export interface Viewer {
   license?: boolean;
 }
 
+/**
+ * What a project's presentation depends on besides the project: the entity (`entity`: the presenter used), every field
+ * of the viewer and the external URL; the key of its JSON in the presentation cache (presented-json-cache.ts) with the
+ * project's bytes. A Viewer field added above must be added here.
+ */
+export function presentationVariant(entity: string, viewer: Viewer, urls: UrlBuilder): string {
+  const flags = [viewer.authenticated, viewer.admin, viewer.customAttributes ?? false, viewer.license ?? false].map(Number).join('');
+  return `${entity} ${flags} ${urls.base}`;
+}
+
 /** Can the viewer read the code (repository feature enabled for them)? */
 function canReadCode(p: projectsV1.Project, viewer: Viewer): boolean {
   const level = p.settings?.repositoryAccessLevel ?? 'enabled';

@@ -3,8 +3,10 @@ import { defineParams, p, type ParamSchema } from '../http/params';
 import { HttpError } from '../http/errors';
 import { KEYSET_UNAVAILABLE, keysetResult, pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { route, type RouteContext, type RouteDef } from '../http/route';
+import { JsonBytes, jsonArray } from '../http/respond';
+import { encodedProjectId } from '../project-bytes-client';
 import type { InferParams } from '../http/params';
-import { basicProjectDetails, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
+import { basicProjectDetails, presentationVariant, projectEntity, projectForViewer, projectWithAccess } from '../presenters/project';
 import { createSettingsParamFields, settingsFromParams, settingsParamFields } from './project-settings-params';
 import { customAttributePairs, showsCustomAttributes } from './custom-attribute-params';
 import { fileOrEmptyParam, UploadedFile } from '../http/file-param';
@@ -146,7 +148,7 @@ export async function listProjectsPage(
     });
   }
   const sort = params.sort === 'asc' ? 'asc' : 'desc';
-  const res = await services.projects.listProjects({
+  const res = await services.projectBytes.listProjects({
     page: keyset ? 1 : page,
     perPage,
     orderBy: params.order_by ?? 'created_at',
@@ -178,10 +180,15 @@ export async function listProjectsPage(
     forkedFromProjectId: scope.forkedFromProjectId ?? 0,
   });
   const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor) };
-  const present = viewer.authenticated && !params.simple ? projectWithAccess : basicProjectDetails;
-  const items = res.projects.map((proj) => present(proj, urls, viewer));
-  if (keyset) return keysetResult(req, urls.base, sort, items, res.projects.length ? Number(res.projects[res.projects.length - 1]!.id) : undefined);
-  return pageResult(req, urls.base, { page, perPage }, items, Number(res.total));
+  const withAccess = viewer.authenticated && !params.simple;
+  const present = withAccess ? projectWithAccess : basicProjectDetails;
+  const variant = presentationVariant(withAccess ? 'with_access' : 'basic', viewer, urls);
+  const items = res.projects.map((bytes) => services.presentedProjects.json(variant, bytes, () => present(projectsV1.Project.decode(bytes), urls, viewer)));
+  const last = res.projects.at(-1);
+  const result = keyset
+    ? keysetResult(req, urls.base, sort, items, last ? encodedProjectId(last) : undefined)
+    : pageResult(req, urls.base, { page, perPage }, items, res.total);
+  return { headers: result.headers, body: jsonArray(result.body) };
 }
 
 type CreateParams = typeof createProjectParams extends ParamSchema<infer F> ? InferParams<F> : never;
@@ -279,7 +286,9 @@ export const projectRoutes: RouteDef[] = [
       const selector = projectSelector(params.id ?? '');
       if (!selector) throw HttpError.notFound('Project');
       const { project } = await services.projectReads.read({ selector, withCustomAttributes: params.with_custom_attributes === true, statistics: params.statistics === true });
-      return { body: projectForViewer(project!, urls, { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor), license: params.license === true }) };
+      const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor), license: params.license === true };
+      const variant = presentationVariant('for_viewer', viewer, urls);
+      return { body: new JsonBytes(services.presentedProjects.json(variant, project!, () => projectForViewer(projectsV1.Project.decode(project!), urls, viewer))) };
     },
   }),
 

@@ -128,6 +128,62 @@ describe('project listings', () => {
     });
   });
 
+  // The gateway keeps each listed project's JSON by its protobuf bytes and how it is shown (presented-json-cache.ts):
+  // the same page again must follow every change, and each caller must get their own view of the same project.
+  describe('listing the same page again', () => {
+    const page = async (as?: string | null, query = 'search=lsx-beta') => {
+      const res = await api(`/projects?${query}`, { as });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      const text = await res.text();
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+      return JSON.parse(text) as Array<Record<string, any>>;
+    };
+
+    it('shows a project as changed since the last listing, and as it was again once changed back', async () => {
+      const before = await page('lsalice');
+      expect(before.map((p) => p.description)).toEqual(['beta things']);
+      await expectJson(await api(`/projects/${ids['lsx-beta']}`, { ...json('PUT', { description: 'beta, edited' }), as: 'lsalice' }), 200);
+      const after = await page('lsalice');
+      expect(after.map((p) => p.description)).toEqual(['beta, edited']);
+      expect(after[0]!.last_activity_at >= before[0]!.last_activity_at).toBe(true);
+      await expectJson(await api(`/projects/${ids['lsx-beta']}/star`, { method: 'POST', as: 'lsbob' }), 201);
+      expect((await page('lsalice'))[0]!.star_count).toBe(1);
+      await expectJson(await api(`/projects/${ids['lsx-beta']}/unstar`, { method: 'POST', as: 'lsbob' }), 201);
+      expect((await page('lsalice'))[0]!.star_count).toBe(0);
+      await expectJson(await api(`/projects/${ids['lsx-beta']}`, { ...json('PUT', { description: 'beta things' }), as: 'lsalice' }), 200);
+      expect((await page('lsalice')).map((p) => p.description)).toEqual(['beta things']);
+    });
+
+    it('gives each caller their own view of the same project, however often each asks', async () => {
+      for (let round = 0; round < 2; round += 1) {
+        const [owner, other, anonymous, admin, simple] = await Promise.all([
+          page('lsalice'), page('lsbob'), page(null), page(undefined), page('lsalice', 'search=lsx-beta&simple=true'),
+        ]);
+        expect(owner[0]!.permissions).toEqual({ project_access: { access_level: 50, notification_level: 3 }, group_access: null });
+        expect(other[0]!.permissions).toEqual({ project_access: null, group_access: null });
+        expect(admin[0]!.permissions).toEqual({ project_access: null, group_access: null });
+        // ProjectWithAccess for signed-in callers; BasicProjectDetails for anonymous ones and `simple=true`.
+        expect(anonymous[0]).not.toHaveProperty('permissions');
+        expect(anonymous[0]).not.toHaveProperty('merge_requests_access_level');
+        expect(simple[0]).toEqual(anonymous[0]);
+        // Settings a maintainer (or an administrator) is shown, and nobody else.
+        expect(owner[0]!.runners_token).toEqual(expect.any(String));
+        expect(admin[0]!.runners_token).toBe(owner[0]!.runners_token);
+        expect(other[0]).not.toHaveProperty('runners_token');
+      }
+    });
+
+    it('answers HEAD with the page\'s headers and length, and no body', async () => {
+      const get = await api('/projects?search=lsx&order_by=id&sort=asc&per_page=2');
+      const head = await api('/projects?search=lsx&order_by=id&sort=asc&per_page=2', { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      for (const h of ['content-length', 'x-total', 'x-total-pages', 'link']) expect(head.headers.get(h)).toBe(get.headers.get(h));
+      expect(await head.text()).toBe('');
+      expect(Number(get.headers.get('content-length'))).toBe(Buffer.byteLength(await get.text()));
+    });
+  });
+
   describe('user listings', () => {
     it('GET /users/:user_id/projects by id or username: the personal namespace, as the caller may see it', async () => {
       expect(await names(`/users/${userIds.lsalice}/projects?order_by=id&sort=asc`)).toEqual(['lsx-alpha', 'lsx-beta', 'lsx-secret']);

@@ -1,0 +1,72 @@
+import { projectsV1 } from '@glp/proto';
+import { encodedProjectId, splitGetProjectResponse, splitGetProjectsResponse, splitListProjectsResponse } from './project-bytes-client';
+
+const project = (id: number, name: string) => projectsV1.Project.fromPartial({ id, name, path: name.toLowerCase(), topics: ['a', 'b'], createdAt: new Date(Date.UTC(2026, 0, 1 + (id % 28))) });
+
+describe('splitListProjectsResponse', () => {
+  it('gives each project its own bytes, each decoding to the project sent, and the total', () => {
+    const sent = [project(3, 'Three'), project(70_000, 'Seventy'), project(2 ** 40, 'Big')];
+    const encoded = projectsV1.ListProjectsResponse.encode({ projects: sent, total: 1234 }).finish();
+    const split = splitListProjectsResponse(encoded);
+    expect(split.total).toBe(1234);
+    expect(split.projects.map((b) => projectsV1.Project.decode(b))).toEqual(sent);
+    // Copies: the response buffer may be reused or released, the bytes are kept by the presentation cache.
+    expect(split.projects.every((b) => b.buffer !== encoded.buffer)).toBe(true);
+  });
+
+  it('reads "not counted" (-1, a ten-byte varint) and an empty page', () => {
+    expect(splitListProjectsResponse(projectsV1.ListProjectsResponse.encode({ projects: [], total: -1 }).finish())).toEqual({ projects: [], total: -1 });
+    expect(splitListProjectsResponse(new Uint8Array(0))).toEqual({ projects: [], total: 0 });
+  });
+
+  it('skips fields it does not know (a newer projects service)', () => {
+    const known = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1 }).finish();
+    // Field 9 (length-delimited, 3 bytes) then field 10 (varint), before and after the known fields.
+    const unknown = Uint8Array.from([9 << 3 | 2, 3, 1, 2, 3, 10 << 3, 0x96, 0x01]);
+    const split = splitListProjectsResponse(Buffer.concat([unknown, known, unknown]));
+    expect(split.total).toBe(1);
+    expect(split.projects.map((b) => projectsV1.Project.decode(b).name)).toEqual(['Five']);
+  });
+
+  it('refuses a truncated answer instead of cutting a project short', () => {
+    const encoded = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1 }).finish();
+    expect(() => splitListProjectsResponse(encoded.subarray(0, 10))).toThrow();
+  });
+});
+
+describe('encodedProjectId', () => {
+  it('reads the id of an encoded project, large ones too', () => {
+    for (const id of [1, 300, 2 ** 31 + 7, 2 ** 40]) expect(encodedProjectId(projectsV1.Project.encode(project(id, 'P')).finish())).toBe(id);
+  });
+
+  it('is 0 for a project without an id (proto3 leaves the default out)', () => {
+    expect(encodedProjectId(projectsV1.Project.encode(projectsV1.Project.fromPartial({ name: 'x' })).finish())).toBe(0);
+  });
+});
+
+describe('splitGetProjectResponse / splitGetProjectsResponse', () => {
+  it('gives the project\'s bytes of GetProject, and nothing for an empty answer', () => {
+    const sent = project(42, 'Answer');
+    const split = splitGetProjectResponse(projectsV1.GetProjectResponse.encode({ project: sent }).finish());
+    expect(projectsV1.Project.decode(split.project!)).toEqual(sent);
+    expect(splitGetProjectResponse(new Uint8Array(0))).toEqual({});
+  });
+
+  it('keeps GetProjects\' results in order: each a project\'s bytes or its decoded error, an empty result as it is', () => {
+    const moved = { kind: 'moved', message: 'Project', fieldsJson: '', movedToId: 70 };
+    const encoded = projectsV1.GetProjectsResponse.encode({
+      results: [
+        { result: { $case: 'project', value: project(1, 'One') } },
+        { result: { $case: 'error', value: moved } },
+        { result: undefined },
+        { result: { $case: 'project', value: project(2, 'Two') } },
+      ],
+    }).finish();
+    const { results } = splitGetProjectsResponse(encoded);
+    expect(results.map((r) => r.result?.$case)).toEqual(['project', 'error', undefined, 'project']);
+    const value = (i: number) => results[i]!.result!.value;
+    expect(projectsV1.Project.decode(value(0) as Buffer)).toEqual(project(1, 'One'));
+    expect(value(1)).toEqual(moved);
+    expect(projectsV1.Project.decode(value(3) as Buffer)).toEqual(project(2, 'Two'));
+  });
+});

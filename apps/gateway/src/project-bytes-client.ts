@@ -1,0 +1,118 @@
+import { makeGenericClientConstructor, type CallOptions, type Client, type ClientUnaryCall, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { BinaryReader, projectsV1, WireType } from '@glp/proto';
+
+/**
+ * The projects service's reads whose answers the gateway presents (GET /projects and the other listings, GET
+ * /projects/:id), with each project left encoded: its protobuf bytes, a copy rather than a view of the answer, which the
+ * routes present through the presentation cache (presented-json-cache.ts) and decode only on a miss. Same rpc paths,
+ * same requests as the generated client; only the answers are read differently.
+ */
+
+/** ListProjectsResponse with its projects' bytes. */
+export interface ProjectListingBytes {
+  projects: Buffer[];
+  /** As ListProjectsResponse.total: -1 when not counted or over the counting cap. */
+  total: number;
+}
+
+/** GetProjectResponse with the project's bytes. */
+export interface ProjectBytes {
+  project?: Buffer;
+}
+
+/** GetProjectsResponse with each found project's bytes (errors decoded). */
+export interface ProjectsBytes {
+  results: { result?: { $case: 'project'; value: Buffer } | { $case: 'error'; value: projectsV1.ItemError } }[];
+}
+
+/** Calls `onField` for each field of an encoded message, with the reader positioned at its value; what it leaves unread is skipped. */
+function eachField(buf: Uint8Array, onField: (reader: BinaryReader, field: number, wireType: WireType) => boolean): void {
+  const reader = new BinaryReader(buf);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (!onField(reader, field, wireType)) reader.skip(wireType, field);
+  }
+}
+
+const isMessage = (wireType: WireType) => wireType === WireType.LengthDelimited;
+
+/** Splits an encoded ListProjectsResponse into its projects' bytes (field 1) and its total (field 2); other fields are skipped. */
+export function splitListProjectsResponse(buf: Uint8Array): ProjectListingBytes {
+  const out: ProjectListingBytes = { projects: [], total: 0 };
+  eachField(buf, (reader, field, wireType) => {
+    if (field === 1 && isMessage(wireType)) out.projects.push(Buffer.from(reader.bytes()));
+    else if (field === 2 && wireType === WireType.Varint) out.total = Number(reader.int64());
+    else return false;
+    return true;
+  });
+  return out;
+}
+
+/** An encoded GetProjectResponse: its project's bytes (field 1). */
+export function splitGetProjectResponse(buf: Uint8Array): ProjectBytes {
+  const out: ProjectBytes = {};
+  eachField(buf, (reader, field, wireType) => {
+    if (field !== 1 || !isMessage(wireType)) return false;
+    out.project = Buffer.from(reader.bytes());
+    return true;
+  });
+  return out;
+}
+
+/** An encoded GetProjectsResponse: each result (field 1) a project's bytes (its field 1) or a decoded ItemError (its field 2). */
+export function splitGetProjectsResponse(buf: Uint8Array): ProjectsBytes {
+  const out: ProjectsBytes = { results: [] };
+  eachField(buf, (reader, field, wireType) => {
+    if (field !== 1 || !isMessage(wireType)) return false;
+    const entry: ProjectsBytes['results'][number] = {};
+    // A oneof: the last of its fields on the wire wins.
+    eachField(reader.bytes(), (item, itemField, itemWireType) => {
+      if (!isMessage(itemWireType)) return false;
+      if (itemField === 1) entry.result = { $case: 'project', value: Buffer.from(item.bytes()) };
+      else if (itemField === 2) entry.result = { $case: 'error', value: projectsV1.ItemError.decode(item.bytes()) };
+      else return false;
+      return true;
+    });
+    out.results.push(entry);
+    return true;
+  });
+  return out;
+}
+
+/** A project's id (field 1) read from its bytes without decoding the rest; 0 when absent (proto3's default). */
+export function encodedProjectId(bytes: Uint8Array): number {
+  let id = 0;
+  eachField(bytes, (reader, field, wireType) => {
+    if (field !== 1 || wireType !== WireType.Varint) return false;
+    id = Number(reader.int64());
+    return true;
+  });
+  return id;
+}
+
+type Unary<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/** ListProjects, GetProject and GetProjects of the projects service, their answers' projects left encoded. */
+export interface ProjectBytesClient extends Client {
+  listProjects: Unary<projectsV1.ListProjectsRequest, ProjectListingBytes>;
+  getProject: Unary<projectsV1.GetProjectRequest, ProjectBytes>;
+  getProjects: Unary<projectsV1.GetProjectsRequest, ProjectsBytes>;
+}
+
+const generated = projectsV1.ProjectsServiceService;
+
+export const ProjectBytesClient = makeGenericClientConstructor(
+  {
+    listProjects: { ...generated.listProjects, responseDeserialize: (value: Buffer) => splitListProjectsResponse(value) },
+    getProject: { ...generated.getProject, responseDeserialize: (value: Buffer) => splitGetProjectResponse(value) },
+    getProjects: { ...generated.getProjects, responseDeserialize: (value: Buffer) => splitGetProjectsResponse(value) },
+  },
+  'gitlab.projects.v1.ProjectsService',
+) as unknown as (new (...args: ConstructorParameters<typeof projectsV1.ProjectsServiceClient>) => ProjectBytesClient) & {
+  service: Record<string, { path: string }>;
+};
