@@ -1,4 +1,20 @@
 import { LRUCache } from 'lru-cache';
+import { Counter, Gauge } from 'prom-client';
+import { registry } from '@glp/service-kit';
+
+const lookups = new Counter({
+  name: 'glp_gateway_presented_json_total',
+  help: 'Projects presented through the presentation cache, by result: hit (kept JSON sent) or miss (decoded, presented, serialized)',
+  labelNames: ['result'],
+  registers: [registry],
+});
+const hits = lookups.labels('hit');
+const misses = lookups.labels('miss');
+const keptBytes = new Gauge({
+  name: 'glp_gateway_presented_json_bytes',
+  help: 'Bytes (keys and JSON) the presentation cache keeps, at most PRESENTED_JSON_CACHE_BYTES',
+  registers: [registry],
+});
 
 /**
  * The JSON of a presented message, kept by what it is made of: the message's protobuf bytes as the service sent them
@@ -29,9 +45,11 @@ export class PresentedJsonCache {
     const key = `${variant.length}:${variant}${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')}`;
     let json = this.lru.get(key);
     if (json === undefined) {
+      misses.inc();
       json = Buffer.from(JSON.stringify(present()));
       this.lru.set(key, json);
-    }
+      keptBytes.set(this.lru.calculatedSize);
+    } else hits.inc();
     return json;
   }
 

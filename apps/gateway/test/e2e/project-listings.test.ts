@@ -1,4 +1,4 @@
-import { startStack, type RunningStack } from '@glp/testing';
+import { eventually, startStack, type RunningStack } from '@glp/testing';
 
 /** Project listings over HTTP: the new GET /projects filters, keyset pagination and the user listings. */
 describe('project listings', () => {
@@ -172,6 +172,33 @@ describe('project listings', () => {
         expect(admin[0]!.runners_token).toBe(owner[0]!.runners_token);
         expect(other[0]).not.toHaveProperty('runners_token');
       }
+    });
+
+    it('serves a page listed again from the kept JSON, and each project of GET /projects/:id too', async () => {
+      const counted = async () => {
+        const text = await (await fetch(stack.metricsUrls.gateway)).text();
+        const value = (result: string) => Number(text.match(new RegExp(`^glp_gateway_presented_json_total\\{result="${result}"[^}]*\\} (\\d+)`, 'm'))?.[1] ?? 0);
+        return { hit: value('hit'), miss: value('miss') };
+      };
+      // repo-admin reports each new repository a moment after its project is created (a change of the project): wait
+      // until the page no longer changes.
+      let last = '';
+      await eventually(async () => {
+        const now = JSON.stringify(await page('lsbob', 'search=ksx&order_by=id&sort=asc'));
+        const same = now === last;
+        last = now;
+        return same;
+      }, 30_000, 200);
+      expect(JSON.parse(last)).toHaveLength(5);
+      const before = await counted();
+      await page('lsbob', 'search=ksx&order_by=id&sort=asc');
+      const after = await counted();
+      expect(after).toEqual({ hit: before.hit + 5, miss: before.miss });
+      const one = await api(`/projects/${ids['ksx-1']}`, { as: 'lsbob' });
+      expect(one.status).toBe(200);
+      const again = await api(`/projects/${ids['ksx-1']}`, { as: 'lsbob' });
+      expect(await again.text()).toBe(await one.text());
+      expect((await counted()).hit).toBe(after.hit + 1);
     });
 
     it('answers HEAD with the page\'s headers and length, and no body', async () => {
