@@ -45,6 +45,13 @@ describe('PresentedJsonCache', () => {
     expect(again).toBe(1); // the newest was kept, the oldest was not
   });
 
+  it('keeps short JSON in memory of its own, not in a slice of Buffer\'s shared pool', () => {
+    const cache = new PresentedJsonCache(1 << 20);
+    const json = cache.json('v', bytes(7), () => ({ short: true }));
+    expect(json.toString()).toBe('{"short":true}');
+    expect(json.buffer.byteLength).toBe(json.length);
+  });
+
   it('keeps nothing with 0 bytes', () => {
     const cache = new PresentedJsonCache(0);
     let presented = 0;

@@ -17,6 +17,16 @@ const keptBytes = new Gauge({
 });
 
 /**
+ * The UTF-8 bytes of `text` in memory of their own: Buffer.from puts a short string (under 4 KiB) in a slice of an
+ * 8 KiB pool, which a kept entry would hold whole.
+ */
+function unpooled(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
+/**
  * The JSON of a presented message, kept by what it is made of: the message's protobuf bytes as the service sent them
  * and the presentation's other inputs (`variant`: entity, viewer, external URL). A presenter is a pure function of
  * those, so an entry is right for as long as it is kept; a changed project, a caller with other access to it, another
@@ -46,7 +56,7 @@ export class PresentedJsonCache {
     let json = this.lru.get(key);
     if (json === undefined) {
       misses.inc();
-      json = Buffer.from(JSON.stringify(present()));
+      json = unpooled(JSON.stringify(present()));
       this.lru.set(key, json);
       keptBytes.set(this.lru.calculatedSize);
     } else hits.inc();

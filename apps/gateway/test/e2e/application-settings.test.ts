@@ -1,5 +1,5 @@
 import type { Consumer } from 'kafkajs';
-import { createKafka, decodeEnvelope, EventTypes, topicFor, unpackPayload } from '@glp/events';
+import { createKafka, decodeEnvelope, ensureTopics, EventTypes, topicFor, unpackPayload } from '@glp/events';
 import type { eventsV1 } from '@glp/proto';
 import { createLogger } from '@glp/service-kit';
 import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/testing';
@@ -38,6 +38,9 @@ describe('application settings through the gateway', () => {
     const kafka = createKafka({ brokers: infraFromEnv().kafkaBrokers, clientId: 'e2e-appsettings', logger: createLogger('e2e-appsettings', 'warn') });
     consumer = kafka.consumer({ groupId: `${stack.topicPrefix}e2e-appsettings-reader` });
     await consumer.connect();
+    // The service's relay creates its topic when it first publishes; subscribing before that can meet a topic whose
+    // partition has no leader yet (UNKNOWN_TOPIC_OR_PARTITION). Create it (or find it) first, leaders elected.
+    await ensureTopics(kafka, [topicFor('identity', stack.topicPrefix)]);
     await consumer.subscribe({ topic: topicFor('identity', stack.topicPrefix), fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void (message.value && seen.push(decodeEnvelope(message.value))) });
     const user = await expectJson(await api('/users', { method: 'POST', body: JSON.stringify({ username: 'plain', name: 'Plain', email: 'plain@example.com', password: 'plain-password-1' }) }), 201);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Consumer } from 'kafkajs';
-import { createKafka, decodeEnvelope, EventTypes, topicFor, unpackPayload, type PayloadType } from '@glp/events';
+import { createKafka, decodeEnvelope, ensureTopics, EventTypes, topicFor, unpackPayload, type PayloadType } from '@glp/events';
 import { createLogger } from '@glp/service-kit';
 import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/testing';
 import type { eventsV1 } from '@glp/proto';
@@ -70,6 +70,9 @@ describe('git over HTTP through the gateway', () => {
     const kafka = createKafka({ brokers: infraFromEnv().kafkaBrokers, clientId: 'e2e-git-http', logger: createLogger('e2e-git-http', 'warn') });
     consumer = kafka.consumer({ groupId: `${stack.topicPrefix}e2e-git-http-reader` });
     await consumer.connect();
+    // The service's relay creates its topic when it first publishes; subscribing before that can meet a topic whose
+    // partition has no leader yet (UNKNOWN_TOPIC_OR_PARTITION). Create it (or find it) first, leaders elected.
+    await ensureTopics(kafka, [topicFor('repo-admin', stack.topicPrefix)]);
     await consumer.subscribe({ topic: topicFor('repo-admin', stack.topicPrefix), fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void (message.value && seen.push(decodeEnvelope(message.value))) });
 
