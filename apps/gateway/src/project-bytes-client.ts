@@ -1,5 +1,6 @@
-import { makeGenericClientConstructor, type CallOptions, type Client, type ClientUnaryCall, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { makeGenericClientConstructor, type Client } from '@grpc/grpc-js';
 import { BinaryReader, projectsV1, WireType } from '@glp/proto';
+import type { UnaryFn } from '@glp/service-kit';
 
 /**
  * The projects service's reads whose answers the gateway presents (GET /projects and the other listings, GET
@@ -90,18 +91,11 @@ export function encodedProjectId(bytes: Uint8Array): number {
   return id;
 }
 
-type Unary<Req, Res> = (
-  request: Req,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
-
 /** ListProjects, GetProject and GetProjects of the projects service, their answers' projects left encoded. */
 export interface ProjectBytesClient extends Client {
-  listProjects: Unary<projectsV1.ListProjectsRequest, ProjectListingBytes>;
-  getProject: Unary<projectsV1.GetProjectRequest, ProjectBytes>;
-  getProjects: Unary<projectsV1.GetProjectsRequest, ProjectsBytes>;
+  listProjects: UnaryFn<projectsV1.ListProjectsRequest, ProjectListingBytes>;
+  getProject: UnaryFn<projectsV1.GetProjectRequest, ProjectBytes>;
+  getProjects: UnaryFn<projectsV1.GetProjectsRequest, ProjectsBytes>;
 }
 
 const generated = projectsV1.ProjectsServiceService;

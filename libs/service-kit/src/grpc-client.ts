@@ -21,7 +21,8 @@ export interface ClientCallOptions {
   deadlineMs?: number;
 }
 
-type UnaryFn<Req, Res> = (
+/** A unary method of a grpc-js client (what generated clients have, and what `PromiseClient` promisifies). */
+export type UnaryFn<Req, Res> = (
   request: Req,
   metadata: Metadata,
   options: Partial<CallOptions>,
