@@ -54,8 +54,8 @@ export const gatewayEnv = z.object({
   /** The most reads one GetProjects call carries (projects takes up to 100); 1 turns batching off. */
   PROJECT_READ_BATCH_MAX: env.int(100, 1, 100),
   /**
-   * Bytes of project JSON kept by the listings' presentation cache (presented-json-cache.ts), keyed by the project's
-   * protobuf bytes and how it is presented; 0 turns it off.
+   * Bytes of project JSON kept by the presentation cache of listings and GET /projects/:id (presented-json-cache.ts),
+   * keyed by the project's protobuf bytes and how it is presented; 0 turns it off.
    */
   PRESENTED_JSON_CACHE_BYTES: env.int(32 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   /** Reported by GET /version and /metadata. */
