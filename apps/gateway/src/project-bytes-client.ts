@@ -1,6 +1,7 @@
 import { makeGenericClientConstructor, type Client } from '@grpc/grpc-js';
 import { BinaryReader, projectsV1, WireType } from '@glp/proto';
 import type { UnaryFn } from '@glp/service-kit';
+import type { ProjectsResult } from './project-read-batcher';
 
 /**
  * The projects service's reads whose answers the gateway presents (GET /projects and the other listings, GET
@@ -21,9 +22,9 @@ export interface ProjectBytes {
   project?: Buffer;
 }
 
-/** GetProjectsResponse with each found project's bytes (errors decoded). */
+/** GetProjectsResponse with each found project's bytes (errors decoded): the batcher's results, their projects encoded. */
 export interface ProjectsBytes {
-  results: { result?: { $case: 'project'; value: Buffer } | { $case: 'error'; value: projectsV1.ItemError } }[];
+  results: ProjectsResult<Buffer>[];
 }
 
 /** Calls `onField` for each field of an encoded message, with the reader positioned at its value; what it leaves unread is skipped. */
@@ -65,7 +66,7 @@ export function splitGetProjectsResponse(buf: Uint8Array): ProjectsBytes {
   const out: ProjectsBytes = { results: [] };
   eachField(buf, (reader, field, wireType) => {
     if (field !== 1 || !isMessage(wireType)) return false;
-    const entry: ProjectsBytes['results'][number] = {};
+    const entry: ProjectsResult<Buffer> = {};
     // A oneof: the last of its fields on the wire wins.
     eachField(reader.bytes(), (item, itemField, itemWireType) => {
       if (!isMessage(itemWireType)) return false;

@@ -180,9 +180,8 @@ export async function listProjectsPage(
     forkedFromProjectId: scope.forkedFromProjectId ?? 0,
   });
   const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor) };
-  const withAccess = viewer.authenticated && !params.simple;
-  const present = withAccess ? projectWithAccess : basicProjectDetails;
-  const variant = presentationVariant(withAccess ? 'with_access' : 'basic', viewer, urls);
+  const [entity, present] = viewer.authenticated && !params.simple ? ['with_access', projectWithAccess] as const : ['basic', basicProjectDetails] as const;
+  const variant = presentationVariant(entity, viewer, urls);
   const items = res.projects.map((bytes) => services.presentedProjects.json(variant, bytes, () => present(projectsV1.Project.decode(bytes), urls, viewer)));
   const last = res.projects.at(-1);
   const result = keyset
