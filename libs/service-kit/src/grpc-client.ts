@@ -51,6 +51,9 @@ type ClientCtor<C> = (new (address: string, creds: ReturnType<typeof credentials
   service?: Record<string, { path: string }>;
 };
 
+/** The receive window of the clients' HTTP/2 connections and calls (grpc-node.flow_control_window), in bytes. */
+export const GRPC_FLOW_CONTROL_WINDOW = 4 * 1024 * 1024;
+
 /**
  * Creates a client for a generated service with deadlines, the signed actor and the
  * request id in metadata, round-robin over the addresses DNS gives, and domain
@@ -69,6 +72,11 @@ export function createGrpcClient<C extends Client>(
     'grpc.max_reconnect_backoff_ms': 2000,
     // channelz (per-call tracing for grpcdebug) costs ~20% of a call's CPU; we expose Prometheus metrics instead.
     'grpc.enable_channelz': 0,
+    // HTTP/2 flow control: how many bytes of answers the peer may send before this process reads them (per call and
+    // per connection). At grpc-js's default of 64 KiB one listing's answer (~60 KB) filled the connection, so a busy
+    // event loop that was late to read it held every other answer back: with 32 listings in flight a fifth of the
+    // 2-core machine sat idle (bench/README.md, "Answers held back by HTTP/2 flow control").
+    'grpc-node.flow_control_window': GRPC_FLOW_CONTROL_WINDOW,
   });
   const defaultDeadline = opts.defaultDeadlineMs ?? 10000;
   const signer = new ActorSigner(opts.actorSecret);

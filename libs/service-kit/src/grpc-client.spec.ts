@@ -1,0 +1,49 @@
+import { once } from 'node:events';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { makeGenericClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
+import { ANONYMOUS } from './actor';
+import { createGrpcClient, GRPC_FLOW_CONTROL_WINDOW } from './grpc-client';
+
+const echo = {
+  echo: {
+    path: '/test.v1.Echo/Echo',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Buffer) => b,
+    responseDeserialize: (b: Buffer) => b,
+  },
+} as unknown as ServiceDefinition;
+const EchoClient = makeGenericClientConstructor(echo, 'test.v1.Echo');
+
+describe('createGrpcClient', () => {
+  it('lets the server send up to its flow-control window before the client reads (per call and per connection)', async () => {
+    // A bare HTTP/2 server stands in for the peer: it sees the windows the client advertised.
+    const seen: { stream?: number; connection?: number } = {};
+    const server = http2.createServer();
+    server.on('stream', (stream) => {
+      seen.stream = stream.session?.remoteSettings.initialWindowSize;
+      seen.connection = stream.session?.state.remoteWindowSize;
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(Buffer.from([0, 0, 0, 0, 2, 0x6f, 0x6b]));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = createGrpcClient(EchoClient as never, `127.0.0.1:${(server.address() as AddressInfo).port}`, {
+      actorSecret: 'test-secret-of-sufficient-length',
+    }) as unknown as { echo(req: Buffer, opts: { actor: typeof ANONYMOUS }): Promise<Buffer>; close(): void };
+    try {
+      expect((await client.echo(Buffer.from('hi'), { actor: ANONYMOUS })).toString()).toBe('ok');
+      expect(GRPC_FLOW_CONTROL_WINDOW).toBeGreaterThanOrEqual(1024 * 1024);
+      expect(seen.stream).toBe(GRPC_FLOW_CONTROL_WINDOW);
+      // The connection's window is raised on top of HTTP/2's initial 65,535 bytes as soon as the settings are exchanged.
+      expect(seen.connection).toBeGreaterThanOrEqual(GRPC_FLOW_CONTROL_WINDOW - 65_535);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+});
