@@ -73,9 +73,10 @@ export function createGrpcClient<C extends Client>(
     // channelz (per-call tracing for grpcdebug) costs ~20% of a call's CPU; we expose Prometheus metrics instead.
     'grpc.enable_channelz': 0,
     // HTTP/2 flow control: how many bytes of answers the peer may send before this process reads them (per call and
-    // per connection). At grpc-js's default of 64 KiB one listing's answer (~60 KB) filled the connection, so a busy
-    // event loop that was late to read it held every other answer back: with 32 listings in flight a fifth of the
-    // 2-core machine sat idle (bench/README.md, "Answers held back by HTTP/2 flow control").
+    // per connection). On Node 20, at grpc-js's default of 64 KiB, one listing's answer (~60 KB) filled the connection,
+    // so a busy event loop that was late to read it held every other answer back: with 32 listings in flight a fifth
+    // of the 2-core machine sat idle. Node 24 showed no such stall (bench/README.md, "Answers held back by HTTP/2 flow
+    // control").
     'grpc-node.flow_control_window': GRPC_FLOW_CONTROL_WINDOW,
   });
   const defaultDeadline = opts.defaultDeadlineMs ?? 10000;
