@@ -19,7 +19,7 @@ const echo = {
 const EchoClient = makeGenericClientConstructor(echo, 'test.v1.Echo');
 
 describe('createGrpcClient', () => {
-  it('lets the server send up to its flow-control window before the client reads (per call and per connection)', async () => {
+  it('advertises its flow-control window to the server, per call and per connection, before the first call', async () => {
     // A bare HTTP/2 server stands in for the peer: it sees the windows the client advertised.
     const seen: { stream?: number; connection?: number } = {};
     const server = http2.createServer();
@@ -39,7 +39,8 @@ describe('createGrpcClient', () => {
       expect((await client.echo(Buffer.from('hi'), { actor: ANONYMOUS })).toString()).toBe('ok');
       expect(GRPC_FLOW_CONTROL_WINDOW).toBeGreaterThanOrEqual(1024 * 1024);
       expect(seen.stream).toBe(GRPC_FLOW_CONTROL_WINDOW);
-      // The connection's window is raised on top of HTTP/2's initial 65,535 bytes as soon as the settings are exchanged.
+      // grpc-js raises the connection's window (WINDOW_UPDATE) once the settings are exchanged, before the transport
+    // takes calls, so the server has it by the time the call's HEADERS arrive.
       expect(seen.connection).toBeGreaterThanOrEqual(GRPC_FLOW_CONTROL_WINDOW - 65_535);
     } finally {
       client.close();
