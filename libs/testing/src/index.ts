@@ -9,3 +9,4 @@ export * from './webhook-receiver';
 export * from './push-event-source';
 export * from './private-infra';
 export * from './secret-registry';
+export * from './service-events';

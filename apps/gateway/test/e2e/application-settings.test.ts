@@ -1,8 +1,5 @@
-import type { Consumer } from 'kafkajs';
-import { createKafka, decodeEnvelope, ensureTopics, EventTypes, topicFor, unpackPayload } from '@glp/events';
-import type { eventsV1 } from '@glp/proto';
-import { createLogger } from '@glp/service-kit';
-import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/testing';
+import { EventTypes, unpackPayload } from '@glp/events';
+import { eventually, readServiceEvents, startStack, type RunningStack, type ServiceEvents } from '@glp/testing';
 
 /**
  * GET/PUT /application/settings (GitLab's lib/api/settings.rb, administrators only): the settings identity keeps,
@@ -11,9 +8,8 @@ import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/te
  */
 describe('application settings through the gateway', () => {
   let stack: RunningStack;
-  let consumer: Consumer;
+  let events: ServiceEvents | undefined;
   let userToken: string;
-  const seen: eventsV1.EventEnvelope[] = [];
   const api = (path: string, init: RequestInit & { token?: string | null } = {}) => {
     const headers = new Headers(init.headers);
     const token = init.token === undefined ? stack.rootToken : init.token;
@@ -27,7 +23,7 @@ describe('application settings through the gateway', () => {
     expect([res.status, body]).toEqual([status, expect.anything()]);
     return body;
   };
-  const settingsEvents = () => seen.filter((e) => e.eventType === EventTypes.ApplicationSettingsChanged.typeName)
+  const settingsEvents = () => events!.seen.filter((e) => e.eventType === EventTypes.ApplicationSettingsChanged.typeName)
     .map((e) => ({ key: e.aggregateKey, settings: unpackPayload(e, EventTypes.ApplicationSettingsChanged) }));
 
   beforeAll(async () => {
@@ -35,19 +31,12 @@ describe('application settings through the gateway', () => {
       name: 'appsettings', without: ['hooks', 'webhook-dispatcher'],
       env: { ALLOW_LOCAL_WEBHOOKS: 'true', OUTBOUND_ALLOWLIST: 'seed.example.com, 10.0.0.0/8' },
     });
-    const kafka = createKafka({ brokers: infraFromEnv().kafkaBrokers, clientId: 'e2e-appsettings', logger: createLogger('e2e-appsettings', 'warn') });
-    consumer = kafka.consumer({ groupId: `${stack.topicPrefix}e2e-appsettings-reader` });
-    await consumer.connect();
-    // The service's relay creates its topic when it first publishes; subscribing before that can meet a topic whose
-    // partition has no leader yet (UNKNOWN_TOPIC_OR_PARTITION). Create it (or find it) first, leaders elected.
-    await ensureTopics(kafka, [topicFor('identity', stack.topicPrefix)]);
-    await consumer.subscribe({ topic: topicFor('identity', stack.topicPrefix), fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void (message.value && seen.push(decodeEnvelope(message.value))) });
+    events = await readServiceEvents(stack, 'identity', 'e2e-appsettings-reader');
     const user = await expectJson(await api('/users', { method: 'POST', body: JSON.stringify({ username: 'plain', name: 'Plain', email: 'plain@example.com', password: 'plain-password-1' }) }), 201);
     userToken = (await expectJson(await api(`/users/${user.id}/personal_access_tokens`, { method: 'POST', body: JSON.stringify({ name: 't', scopes: ['api'] }) }), 201)).token;
   }, 120_000);
   afterAll(async () => {
-    await consumer?.disconnect();
+    await events?.stop();
     await stack?.stop();
   });
 

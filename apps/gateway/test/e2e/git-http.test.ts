@@ -3,11 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Consumer } from 'kafkajs';
-import { createKafka, decodeEnvelope, ensureTopics, EventTypes, topicFor, unpackPayload, type PayloadType } from '@glp/events';
-import { createLogger } from '@glp/service-kit';
-import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/testing';
-import type { eventsV1 } from '@glp/proto';
+import { EventTypes, unpackPayload, type PayloadType } from '@glp/events';
+import { eventually, readServiceEvents, startStack, type RunningStack, type ServiceEvents } from '@glp/testing';
 
 const run = promisify(execFile);
 const ZERO = '0'.repeat(40);
@@ -23,8 +20,7 @@ const ACCESS_DENIED =
  */
 describe('git over HTTP through the gateway', () => {
   let stack: RunningStack;
-  let consumer: Consumer;
-  const seen: eventsV1.EventEnvelope[] = [];
+  let events: ServiceEvents | undefined;
   const work = mkdtempSync(path.join(os.tmpdir(), 'glp-e2e-git-'));
   const tokens: Record<string, string> = {};
   const ids: Record<string, number> = {};
@@ -63,18 +59,11 @@ describe('git over HTTP through the gateway', () => {
     if (r.code !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
     return r.stdout;
   };
-  const eventsOf = <T>(type: PayloadType<T>) => seen.filter((e) => e.eventType === type.typeName).map((e) => unpackPayload(e, type));
+  const eventsOf = <T>(type: PayloadType<T>) => events!.seen.filter((e) => e.eventType === type.typeName).map((e) => unpackPayload(e, type));
 
   beforeAll(async () => {
     stack = await startStack({ name: 'e2e_git_http' });
-    const kafka = createKafka({ brokers: infraFromEnv().kafkaBrokers, clientId: 'e2e-git-http', logger: createLogger('e2e-git-http', 'warn') });
-    consumer = kafka.consumer({ groupId: `${stack.topicPrefix}e2e-git-http-reader` });
-    await consumer.connect();
-    // The service's relay creates its topic when it first publishes; subscribing before that can meet a topic whose
-    // partition has no leader yet (UNKNOWN_TOPIC_OR_PARTITION). Create it (or find it) first, leaders elected.
-    await ensureTopics(kafka, [topicFor('repo-admin', stack.topicPrefix)]);
-    await consumer.subscribe({ topic: topicFor('repo-admin', stack.topicPrefix), fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void (message.value && seen.push(decodeEnvelope(message.value))) });
+    events = await readServiceEvents(stack, 'repo-admin', 'e2e-git-http-reader');
 
     for (const name of ['dev', 'rep', 'out']) {
       const user = await expectJson(await api('/users', { method: 'POST', body: JSON.stringify({ username: name, name: `User ${name}`, email: `${name}@example.com`, password: `${name}-password-1` }) }), 201);
@@ -101,7 +90,7 @@ describe('git over HTTP through the gateway', () => {
     }, 30_000);
   }, 120_000);
   afterAll(async () => {
-    await consumer?.disconnect();
+    await events?.stop();
     await stack?.stop();
     rmSync(work, { recursive: true, force: true });
   });
@@ -153,7 +142,7 @@ describe('git over HTTP through the gateway', () => {
     expect(tag.commits.map((c) => c.id)).toEqual([head]);
     expect(head).not.toBe(base);
     // Every event names the pusher in its envelope.
-    expect(seen.find((e) => e.eventType === EventTypes.Push.typeName)?.actor).toMatchObject({ userId: ids.dev, username: 'dev' });
+    expect(events!.seen.find((e) => e.eventType === EventTypes.Push.typeName)?.actor).toMatchObject({ userId: ids.dev, username: 'dev' });
 
     // projects learnt of the push (RepositoryChanged): last_activity_at moved, still not empty, default branch kept.
     const after = await eventually(async () => {
