@@ -3,39 +3,10 @@ import path from 'node:path';
 import { lineChartPng, type Series } from './line-chart';
 import type { Measurement } from './measurement';
 
-export const BARE = 'baseline: bare node http (ceiling)';
-export const GRPC = 'baseline: gRPC projects GetProject';
-export const SQL = 'baseline: SQL alone (GetProject SELECT)';
+import { BARE, GRPC, SQL, ceilingFor, growthRows, type SuiteRun } from './suite-run';
+import { targetChecks, targetsMarkdown } from './targets';
 
-export interface SuiteRun {
-  startedAt: string;
-  finishedAt: string;
-  machine: { cpus: string; cores: number; memoryGb: number; node: string; platform: string };
-  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number; stackWarmupSeconds?: number };
-  seeding: { size: number; ms: number }[];
-  measurements: Measurement[];
-}
-
-export interface GrowthRow {
-  scenario: string;
-  concurrency: number;
-  p50AtMin: number;
-  p50AtMax: number;
-  /** p50 at the largest size over p50 at the smallest. */
-  ratio: number;
-}
-
-export function growthRows(run: SuiteRun): GrowthRow[] {
-  const sizes = run.config.sizes;
-  if (sizes.length < 2) return [];
-  const [min, max] = [Math.min(...sizes), Math.max(...sizes)];
-  const rows: GrowthRow[] = [];
-  for (const m of run.measurements.filter((x) => x.growth && x.size === min)) {
-    const big = run.measurements.find((x) => x.scenario === m.scenario && x.concurrency === m.concurrency && x.size === max);
-    if (big) rows.push({ scenario: m.scenario, concurrency: m.concurrency, p50AtMin: m.p50, p50AtMax: big.p50, ratio: big.p50 / m.p50 });
-  }
-  return rows;
-}
+export { BARE, GRPC, SQL, ceilingFor, growthRows, type GrowthRow, type SuiteRun } from './suite-run';
 
 const n = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 const mb = (x: number) => x.toFixed(0);
@@ -47,15 +18,6 @@ function servicesCell(m: Measurement): string {
     .sort((a, b) => b[1].cpuPercent - a[1].cpuPercent)
     .map(([name, u]) => `${name} ${u.cpuPercent.toFixed(0)}% ${mb(u.rssMb)} MB`)
     .join(', ');
-}
-
-/**
- * The bare-http ceiling for a run at (size, concurrency): the one measured at that size (every size has its own since
- * 2026-11-28), else the one of any size (results of older runs measured it once, at the first size).
- */
-export function ceilingFor(run: SuiteRun, size: number, concurrency: number): Measurement | undefined {
-  const bare = run.measurements.filter((m) => m.scenario === BARE && m.concurrency === concurrency);
-  return bare.find((m) => m.size === size) ?? bare[0];
 }
 
 function hostCell(m: Measurement): string {
@@ -101,6 +63,7 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
     for (const g of growth) out.push(`| ${g.scenario} | ${g.concurrency} | ${n(g.p50AtMin)} | ${n(g.p50AtMax)} | ${n(g.ratio)} |`);
     out.push('');
   }
+  out.push(...targetsMarkdown(targetChecks(run)));
   out.push('## Charts', '', ...charts.map((c) => `- ${c}`), '');
   return out.join('\n');
 }
@@ -141,7 +104,7 @@ function writeCharts(dir: string, run: SuiteRun): string[] {
 /** results.json, report.md and the charts into `dir`; returns the report. */
 export function writeResults(dir: string, run: SuiteRun): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify({ ...run, growth: growthRows(run) }, null, 2)}\n`);
+  writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify({ ...run, growth: growthRows(run), targets: targetChecks(run) }, null, 2)}\n`);
   const charts = writeCharts(dir, run);
   const md = markdownReport(run, charts);
   writeFileSync(path.join(dir, 'report.md'), md);

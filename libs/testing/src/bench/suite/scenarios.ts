@@ -31,8 +31,13 @@ const cycling = (ctx: ScenarioContext, paths: string[], token: string, method: H
   return { url: ctx.url, method, headers: { 'PRIVATE-TOKEN': token }, setupRequest: (req) => ({ ...req, method: method ?? 'GET', path: `/api/v4${paths[n++ % paths.length]}` }) };
 };
 
+/** The scenarios the performance targets name (targets.ts). */
+export const ID_READ = 'GET /projects/:id';
+export const KEYSET_DEEP = 'GET /projects keyset, deep (admin)';
+export const OFFSET_FILTERED = 'GET /projects offset page 25, visibility+order (admin)';
+
 export const SCENARIOS: Scenario[] = [
-  { name: 'GET /projects/:id', growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${id}`), c.rootToken) },
+  { name: ID_READ, growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${id}`), c.rootToken) },
   { name: 'GET /projects/:path', growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${pathOf(id, c.namespaces)}`), c.rootToken) },
   { name: 'GET /projects (admin)', growth: true, load: (c) => get(c, '/projects?per_page=20') },
   { name: 'GET /projects?membership=true (member)', growth: true, load: (c) => get(c, '/projects?membership=true&per_page=20', c.memberToken) },
@@ -40,11 +45,11 @@ export const SCENARIOS: Scenario[] = [
   { name: 'GET /projects?topic=t7 (member)', growth: true, load: (c) => get(c, '/projects?topic=t7&per_page=20', c.memberToken) },
   { name: 'GET /projects?order_by=last_activity_at (member)', growth: true, load: (c) => get(c, '/projects?order_by=last_activity_at&per_page=20', c.memberToken) },
   {
-    name: 'GET /projects keyset, deep (admin)', growth: true,
+    name: KEYSET_DEEP, growth: true,
     load: (c) => get(c, `/projects?pagination=keyset&order_by=id&sort=asc&per_page=20&id_after=${Math.max(0, c.size - 100)}`),
   },
   {
-    name: 'GET /projects offset page 25, visibility+order (admin)', growth: true,
+    name: OFFSET_FILTERED, growth: true,
     load: (c) => get(c, '/projects?visibility=internal&order_by=last_activity_at&sort=desc&page=25&per_page=20'),
   },
   {

@@ -1,0 +1,47 @@
+import type { Measurement } from './measurement';
+
+// One run of the suite as results.json keeps it, and the figures taken across its measurements.
+
+export const BARE = 'baseline: bare node http (ceiling)';
+export const GRPC = 'baseline: gRPC projects GetProject';
+export const SQL = 'baseline: SQL alone (GetProject SELECT)';
+
+export interface SuiteRun {
+  startedAt: string;
+  finishedAt: string;
+  machine: { cpus: string; cores: number; memoryGb: number; node: string; platform: string };
+  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number; stackWarmupSeconds?: number };
+  seeding: { size: number; ms: number }[];
+  measurements: Measurement[];
+}
+
+export interface GrowthRow {
+  scenario: string;
+  concurrency: number;
+  p50AtMin: number;
+  p50AtMax: number;
+  /** p50 at the largest size over p50 at the smallest. */
+  ratio: number;
+}
+
+export function growthRows(run: SuiteRun): GrowthRow[] {
+  const sizes = run.config.sizes;
+  if (sizes.length < 2) return [];
+  const [min, max] = [Math.min(...sizes), Math.max(...sizes)];
+  const rows: GrowthRow[] = [];
+  for (const m of run.measurements.filter((x) => x.growth && x.size === min)) {
+    const big = run.measurements.find((x) => x.scenario === m.scenario && x.concurrency === m.concurrency && x.size === max);
+    if (big) rows.push({ scenario: m.scenario, concurrency: m.concurrency, p50AtMin: m.p50, p50AtMax: big.p50, ratio: big.p50 / m.p50 });
+  }
+  return rows;
+}
+
+/**
+ * The bare-http ceiling for a run at (size, concurrency): the one measured at that size (every size has its own since
+ * 2026-11-28), else the one of any size (results of older runs measured it once, at the first size).
+ */
+export function ceilingFor(run: SuiteRun, size: number, concurrency: number): Measurement | undefined {
+  const bare = run.measurements.filter((m) => m.scenario === BARE && m.concurrency === concurrency);
+  return bare.find((m) => m.size === size) ?? bare[0];
+}
+

@@ -1,0 +1,73 @@
+import type { Measurement } from './measurement';
+import { markdownReport } from './report';
+import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED } from './scenarios';
+import { BARE, type SuiteRun } from './suite-run';
+import { targetChecks, targetsMarkdown } from './targets';
+
+const m = (scenario: string, size: number, concurrency: number, rps: number, p50: number, p90: number, steal?: number): Measurement => ({
+  scenario, kind: scenario === BARE ? 'baseline' : 'api', growth: scenario !== BARE, size, concurrency, seconds: 1, requests: rps, rps, p50, p90,
+  p99: p90, errors: 0, non2xx: 0, ...(steal === undefined ? {} : { host: { busyPercent: 90, stealPercent: steal } }),
+});
+
+const run = (measurements: Measurement[], sizes: number[], concurrency = [1, 32]): SuiteRun => ({
+  startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z',
+  machine: { cpus: 'cpu', cores: 2, memoryGb: 4, node: 'v24', platform: 'linux' },
+  config: { sizes, concurrency, seconds: 1, warmupSeconds: 0, namespaces: 10 },
+  seeding: sizes.map((size) => ({ size, ms: 5 })),
+  measurements,
+});
+
+describe('targetChecks', () => {
+  it('holds the single-project read to 2,000 req/s, p90 < 20 ms and 0.10 of its size’s ceiling at the highest concurrency', () => {
+    const checks = targetChecks(run([
+      m(BARE, 10_000, 32, 20_000, 1, 2), m(ID_READ, 10_000, 32, 2_100, 12, 19.9, 3.2), m(ID_READ, 10_000, 1, 300, 3, 4),
+      m(BARE, 100_000, 32, 25_000, 1, 2), m(ID_READ, 100_000, 32, 2_300, 12, 18), // 0.092 of its own ceiling
+      m(BARE, 1_000_000, 32, 20_000, 1, 2), m(ID_READ, 1_000_000, 32, 2_500, 12, 20), // p90 not under 20
+    ], [10_000, 100_000, 1_000_000]));
+    expect(checks.map(({ size, concurrency, met }) => ({ size, concurrency, met }))).toEqual([
+      { size: 10_000, concurrency: 32, met: true },
+      { size: 100_000, concurrency: 32, met: false },
+      { size: 1_000_000, concurrency: 32, met: false },
+    ]);
+    expect(checks[0]).toMatchObject({ measured: '2,100 req/s, p90 19.9 ms, 0.105', stealPercent: 3.2 });
+    expect(checks[1]!.measured).toBe('2,300 req/s, p90 18.0 ms, 0.092');
+    expect(checks[2]!.stealPercent).toBeUndefined();
+  });
+
+  it('holds the offset listing to p90 < 50 ms at 100,000 projects at every concurrency, and skips other sizes', () => {
+    const checks = targetChecks(run([
+      m(OFFSET_FILTERED, 100_000, 1, 150, 6, 10), m(OFFSET_FILTERED, 100_000, 32, 380, 80, 107.8), m(OFFSET_FILTERED, 10_000, 32, 400, 10, 20),
+    ], [10_000, 100_000]));
+    expect(checks).toEqual([
+      expect.objectContaining({ size: 100_000, concurrency: 1, measured: 'p90 10.0 ms at 150 req/s', met: true }),
+      expect.objectContaining({ size: 100_000, concurrency: 32, measured: 'p90 107.8 ms at 380 req/s', met: false }),
+    ]);
+  });
+
+  it('holds keyset paging to p50 at the largest size ≤ 1.2 × p50 at the smallest, with the higher steal of the two runs', () => {
+    const checks = targetChecks(run([
+      m(KEYSET_DEEP, 10_000, 1, 200, 4, 6, 0.5), m(KEYSET_DEEP, 1_000_000, 1, 190, 4.8, 7, 8.1),
+      m(KEYSET_DEEP, 10_000, 32, 400, 60, 90), m(KEYSET_DEEP, 1_000_000, 32, 300, 80, 120),
+    ], [10_000, 1_000_000]));
+    expect(checks).toEqual([
+      { target: expect.stringContaining('p50 at 1,000,000 ≤ 1.2 × p50 at 10,000'), size: 1_000_000, concurrency: 1, measured: '1.20 (4.80 / 4.00 ms)', met: true, stealPercent: 8.1 },
+      expect.objectContaining({ concurrency: 32, measured: '1.33 (80.00 / 60.00 ms)', met: false }),
+    ]);
+  });
+
+  it('has no check for a target the run did not measure', () => {
+    expect(targetChecks(run([m(ID_READ, 10_000, 1, 300, 3, 4)], [10_000], [1, 8]))).toEqual([]);
+    expect(targetsMarkdown([])).toEqual([]);
+  });
+});
+
+describe('the report', () => {
+  it('has a Targets section counting the checks met', () => {
+    const md = markdownReport(run([
+      m(BARE, 100_000, 32, 20_000, 1, 2), m(ID_READ, 100_000, 32, 2_100, 12, 19.9), m(OFFSET_FILTERED, 100_000, 32, 380, 80, 107.8, 1.25),
+    ], [100_000], [32]), []);
+    expect(md).toContain('## Targets');
+    expect(md).toContain('1 of 2 checks met.');
+    expect(md).toContain(`| ${OFFSET_FILTERED}: p90 < 50 ms at 100,000 projects | 100,000 | 32 | p90 107.8 ms at 380 req/s | **no** | 1.3% |`);
+  });
+});

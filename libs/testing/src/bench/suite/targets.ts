@@ -1,0 +1,88 @@
+import type { Measurement } from './measurement';
+import { ceilingFor, growthRows, type SuiteRun } from './suite-run';
+import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED } from './scenarios';
+
+/**
+ * The performance targets of the benchmark issue (bench/README.md, "Targets"), checked against one run: each check is
+ * one size and concurrency level with what was measured there, so a report says which held and under what steal.
+ * A target the run did not measure (a scenario or size left out) has no check.
+ */
+export interface TargetCheck {
+  target: string;
+  /** The size the check is at; for a growth check, the largest size (compared with the smallest). */
+  size: number;
+  concurrency: number;
+  measured: string;
+  met: boolean;
+  /** The machine's CPU taken by the hypervisor during the measurement(s) behind the check, when recorded (highest). */
+  stealPercent?: number;
+}
+
+export const ID_TARGET = { rps: 2_000, p90Ms: 20, ofCeiling: 0.1 };
+export const OFFSET_TARGET = { size: 100_000, p90Ms: 50 };
+export const KEYSET_TARGET = { ratio: 1.2 };
+
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+const steal = (...ms: (Measurement | undefined)[]) => {
+  const s = ms.flatMap((m) => (m?.host ? [m.host.stealPercent] : []));
+  return s.length ? Math.max(...s) : undefined;
+};
+
+export function targetChecks(run: SuiteRun): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const at = (scenario: string, size: number, c: number) =>
+    run.measurements.find((m) => m.scenario === scenario && m.size === size && m.concurrency === c);
+
+  // Throughput needs connections: the single-project read is held to its target at the run's highest concurrency.
+  const top = Math.max(...run.config.concurrency);
+  for (const size of run.config.sizes) {
+    const m = at(ID_READ, size, top);
+    if (!m) continue;
+    const ceiling = ceilingFor(run, size, top);
+    const frac = ceiling ? m.rps / ceiling.rps : NaN;
+    checks.push({
+      target: `${ID_READ}: ≥ ${int(ID_TARGET.rps)} req/s, p90 < ${ID_TARGET.p90Ms} ms, ≥ ${ID_TARGET.ofCeiling.toFixed(2)} of the ceiling`,
+      size, concurrency: top,
+      measured: `${int(m.rps)} req/s, p90 ${m.p90.toFixed(1)} ms, ${Number.isFinite(frac) ? frac.toFixed(3) : 'no ceiling measured'}`,
+      met: m.rps >= ID_TARGET.rps && m.p90 < ID_TARGET.p90Ms && frac >= ID_TARGET.ofCeiling,
+      stealPercent: steal(m),
+    });
+  }
+
+  for (const c of run.config.concurrency) {
+    const m = at(OFFSET_FILTERED, OFFSET_TARGET.size, c);
+    if (!m) continue;
+    checks.push({
+      target: `${OFFSET_FILTERED}: p90 < ${OFFSET_TARGET.p90Ms} ms at ${int(OFFSET_TARGET.size)} projects`,
+      size: OFFSET_TARGET.size, concurrency: c,
+      measured: `p90 ${m.p90.toFixed(1)} ms at ${int(m.rps)} req/s`,
+      met: m.p90 < OFFSET_TARGET.p90Ms,
+      stealPercent: steal(m),
+    });
+  }
+
+  const [min, max] = [Math.min(...run.config.sizes), Math.max(...run.config.sizes)];
+  for (const g of growthRows(run).filter((r) => r.scenario === KEYSET_DEEP)) {
+    checks.push({
+      target: `${KEYSET_DEEP}: p50 at ${int(max)} ≤ ${KEYSET_TARGET.ratio} × p50 at ${int(min)} projects`,
+      size: max, concurrency: g.concurrency,
+      measured: `${g.ratio.toFixed(2)} (${g.p50AtMax.toFixed(2)} / ${g.p50AtMin.toFixed(2)} ms)`,
+      met: g.ratio <= KEYSET_TARGET.ratio,
+      stealPercent: steal(at(KEYSET_DEEP, min, g.concurrency), at(KEYSET_DEEP, max, g.concurrency)),
+    });
+  }
+  return checks;
+}
+
+/** The checks as a Markdown section (none when the run measured no targeted scenario). */
+export function targetsMarkdown(checks: TargetCheck[]): string[] {
+  if (!checks.length) return [];
+  const met = checks.filter((c) => c.met).length;
+  return [
+    '## Targets', '',
+    `${met} of ${checks.length} checks met. Steal: the highest share of the machine's CPU the hypervisor took during the measurement(s) behind the check.`, '',
+    '| target | size | conc. | measured | met | steal |', '|---|---:|---:|---|---|---:|',
+    ...checks.map((c) => `| ${c.target} | ${int(c.size)} | ${c.concurrency} | ${c.measured} | ${c.met ? 'yes' : '**no**'} | ${c.stealPercent === undefined ? '' : `${c.stealPercent.toFixed(1)}%`} |`),
+    '',
+  ];
+}
