@@ -40,7 +40,7 @@ describe('createGrpcClient', () => {
       expect(GRPC_FLOW_CONTROL_WINDOW).toBeGreaterThanOrEqual(1024 * 1024);
       expect(seen.stream).toBe(GRPC_FLOW_CONTROL_WINDOW);
       // grpc-js raises the connection's window (WINDOW_UPDATE) once the settings are exchanged, before the transport
-    // takes calls, so the server has it by the time the call's HEADERS arrive.
+      // takes calls, so the server has it by the time the call's HEADERS arrive.
       expect(seen.connection).toBeGreaterThanOrEqual(GRPC_FLOW_CONTROL_WINDOW - 65_535);
     } finally {
       client.close();

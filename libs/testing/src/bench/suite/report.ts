@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { lineChartPng, type Series } from './line-chart';
 import type { Measurement } from './measurement';
-
 import { BARE, GRPC, SQL, ceilingFor, growthRows, type SuiteRun } from './suite-run';
 import { targetChecks, targetsMarkdown } from './targets';
 
