@@ -107,29 +107,36 @@ export const PROJECT_FROM = `
     JOIN namespaces n ON n.id = p.namespace_id
     LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > current_date)`;
 
-/** The fork source of `p` as JSON (ForkSourceRow) with the caller's (`$1`) unexpired membership there; one PK probe of project_forks for a project that is not a fork. */
-const FORK_SOURCE = `(SELECT json_build_object('id', s.id, 'name', s.name, 'path', s.path, 'description', s.description,
+/**
+ * The fork source of `p` as JSON (ForkSourceRow) with the caller's (`$1`) unexpired membership there; for a fork only
+ * (`fork_source_count`, migration 0020), so a project that is not one costs no probe.
+ */
+const FORK_SOURCE = `CASE WHEN p.fork_source_count > 0 THEN (SELECT json_build_object('id', s.id, 'name', s.name, 'path', s.path, 'description', s.description,
            'visibility', s.visibility, 'default_branch', s.default_branch, 'topics', s.topics, 'star_count', s.star_count,
            'forks_count', s.forks_count, 'settings', s.settings, 'pending_delete', s.pending_delete, 'created_at', s.created_at,
            'last_activity_at', s.last_activity_at, 'namespace_id', s.namespace_id, 'ns_name', sn.name, 'ns_path', sn.path,
            'ns_kind', sn.kind, 'ns_full_path', sn.full_path, 'ns_parent_id', sn.parent_id, 'ns_owner_id', sn.owner_id,
            'owner_name', sn.owner_name, 'member_access', COALESCE(sm.access_level, 0),
-           'share_links', COALESCE((SELECT json_agg(json_build_object('group_id', sl.group_id, 'group_access', sl.group_access))
+           'share_links', CASE WHEN s.group_link_count > 0 THEN COALESCE((SELECT json_agg(json_build_object('group_id', sl.group_id, 'group_access', sl.group_access))
                                     FROM project_group_links sl
-                                    WHERE sl.project_id = s.id AND (sl.expires_at IS NULL OR sl.expires_at > current_date)), '[]'))
+                                    WHERE sl.project_id = s.id AND (sl.expires_at IS NULL OR sl.expires_at > current_date)), '[]') ELSE '[]' END)
          FROM project_forks f
          JOIN projects s ON s.id = f.forked_from_project_id
          JOIN namespaces sn ON sn.id = s.namespace_id
          LEFT JOIN project_members sm ON sm.project_id = s.id AND sm.user_id = $1 AND (sm.expires_at IS NULL OR sm.expires_at > current_date)
-         WHERE f.project_id = p.id)`;
+         WHERE f.project_id = p.id) END`;
 
-/** The import source of `p` as JSON (ImportSourceJson), or null: one primary-key probe. */
-const IMPORT_SOURCE = `(SELECT json_build_object('url_masked', i.url_masked, 'import_type', i.import_type, 'mirror', i.mirror,
+/** The import source of `p` as JSON (ImportSourceJson), or null: one primary-key probe, for a project that has one. */
+const IMPORT_SOURCE = `CASE WHEN p.import_source_count > 0 THEN (SELECT json_build_object('url_masked', i.url_masked, 'import_type', i.import_type, 'mirror', i.mirror,
            'mirror_trigger_builds', i.mirror_trigger_builds, 'only_mirror_protected_branches', i.only_mirror_protected_branches,
            'mirror_overwrites_diverged_branches', i.mirror_overwrites_diverged_branches, 'mirror_user_id', i.mirror_user_id,
            'mirror_branch_regex', i.mirror_branch_regex)
-         FROM project_import_sources i WHERE i.project_id = p.id)`;
+         FROM project_import_sources i WHERE i.project_id = p.id) END`;
 
+/**
+ * A project's row as ProjectRow (`$1` the caller). Its group links, fork source and import source are read only for a
+ * project that has some (the counts of migration 0020): most projects have none, and each was an index probe.
+ */
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,
          p.star_count, p.forks_count, p.topics, p.settings, p.import_status, p.repository_storage, p.pending_delete,
@@ -138,9 +145,9 @@ export const PROJECT_SELECT = `
          n.name AS ns_name, n.path AS ns_path, n.kind AS ns_kind, n.full_path AS ns_full_path, n.parent_id AS ns_parent_id,
          n.owner_id AS ns_owner_id, n.owner_username, n.owner_name, n.owner_state,
          COALESCE(m.access_level, 0) AS member_access,
-         COALESCE((SELECT json_agg(json_build_object('group_id', l.group_id, 'group_access', l.group_access,
+         CASE WHEN p.group_link_count > 0 THEN COALESCE((SELECT json_agg(json_build_object('group_id', l.group_id, 'group_access', l.group_access,
                      'expires_at', to_char(l.expires_at, 'YYYY-MM-DD'), 'group_name', g.name, 'group_full_path', g.full_path) ORDER BY l.group_id)
                    FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
-                   WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') AS share_links,
+                   WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') ELSE '[]' END AS share_links,
          p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source,
          ${IMPORT_SOURCE} AS import_source${PROJECT_FROM}`;

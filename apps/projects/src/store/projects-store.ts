@@ -132,8 +132,15 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   const readable = f.visibility === 'private' ? member : `(m.project_id IS NOT NULL OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
   const callerLevel = () => `GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}, ${shareLevel()})`;
   if (f.readScope === 'public') where.push("p.visibility = 'public'");
-  else if (f.readScope === 'signed_in') where.push(`(p.visibility IN ('public', 'internal') OR ${readable})`);
-  else if (f.readScope === 'external') where.push(`(p.visibility = 'public' OR ${readable})`);
+  else if (f.readScope === 'signed_in' || f.readScope === 'external') {
+    // With a visibility asked, the rule is one side of its OR: every project of a visibility the scope opens (the filter
+    // below is the whole rule), or only the caller's of one it does not. Left as an OR beside `p.visibility = 'private'`,
+    // PostgreSQL counted the open side's share of matches (it does not see that the two exclude each other) and walked
+    // an index over all 100,000 projects to count a member's 232 private ones (listing-plans.test.ts).
+    const open = f.readScope === 'signed_in' ? ['public', 'internal'] : ['public'];
+    if (!f.visibility) where.push(`(p.visibility IN (${open.map((v) => `'${v}'`).join(', ')}) OR ${readable})`);
+    else if (!open.includes(f.visibility)) where.push(readable);
+  }
   if (f.owned) where.push(`n.owner_id = $1`);
   // membership=true: the caller's projects as ONE set of ids, `p.id IN (<union of where they come from>)`, a semi-join
   // PostgreSQL can drive from the caller's side (their memberships, their namespace's and their groups' projects, the
