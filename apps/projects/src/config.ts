@@ -19,6 +19,11 @@ export const projectsEnv = z.object({
   /** Replication factor and min.insync.replicas of the topics this service creates (event and DLQ topics). */
   ...kafkaTopicEnv,
   KAFKA_CONSUMER_GROUP: env.str('projects'),
+  /**
+   * Bytes of listed projects' protobuf encodings kept, each under what it was made of (the project's and its namespace's
+   * row versions, the caller's access), so an entry is never stale; least recently used go first; 0 keeps none.
+   */
+  ENCODED_PROJECT_CACHE_BYTES: env.int(16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
   LIST_COUNT_LIMIT: env.int(10000, 1),
   /** Delayed deletion: DELETE /projects/:id marks the project and it is purged this many days later (0: at once). */

@@ -14,6 +14,7 @@ import { onRepositoryImportStateChanged } from './events/repository-import-consu
 import { onRepositoryStatisticsChanged } from './events/repository-statistics-consumer';
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
+import { EncodedProjectCache, projectsServiceDefinition } from './grpc/encoded-projects';
 import { migrateProjects } from './migrations';
 
 async function main(): Promise<void> {
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     logger,
     services: [{
       name: 'gitlab.projects.v1.ProjectsService',
-      definition: projectsV1.ProjectsServiceService,
+      definition: projectsServiceDefinition(new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES)),
       implementation: bindService(
         projectsV1.ProjectsServiceService,
         projectsService(deps),

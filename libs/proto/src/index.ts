@@ -14,5 +14,6 @@ export * as repoAdminV1 from './gen/gitlab/repo_admin/v1/repo_admin';
 export * as webhookDispatcherV1 from './gen/gitlab/webhook_dispatcher/v1/webhook_dispatcher';
 export { Any } from './gen/google/protobuf/any';
 export { Timestamp } from './gen/google/protobuf/timestamp';
-// The wire reader the generated code decodes with, for callers that read a message's fields without decoding all of it.
-export { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
+// The wire reader and writer the generated code uses, for callers that read a message's fields without decoding all of it
+// or write one from fields encoded before.
+export { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';

@@ -17,6 +17,7 @@ import { sharingService } from './sharing-service';
 import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
 import { toProtoProject } from './mappers';
+import { encodingKey, withEncodingKey } from './encoded-projects';
 import { updateService } from './update-service';
 import { avatarService } from './avatar-service';
 
@@ -110,10 +111,15 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
     async listProjects(req, ctx) {
       const { rows, groupAccess, total, customAttributes, statistics } = await listProjects(deps, ctx.actor, req);
       return {
-        projects: attachCustomAttributes(rows.map((r) => toProtoProject(r, ctx.actor, {
-          groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess),
-          source: r.fork_source ? levelsFrom(groupAccess, r.fork_source.ns_kind, r.fork_source.namespace_id, r.fork_source.share_links) : undefined,
-        }, { statistics: statistics.get(r.id) })), customAttributes),
+        projects: attachCustomAttributes(rows.map((r) => {
+          const levels = {
+            groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess),
+            source: r.fork_source ? levelsFrom(groupAccess, r.fork_source.ns_kind, r.fork_source.namespace_id, r.fork_source.share_links) : undefined,
+          };
+          const stats = statistics.get(r.id);
+          const key = encodingKey(r, ctx.actor, levels, stats !== undefined || customAttributes !== undefined);
+          return withEncodingKey(toProtoProject(r, ctx.actor, levels, { statistics: stats }), key);
+        }), customAttributes),
         total,
       };
     },

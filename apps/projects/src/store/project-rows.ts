@@ -46,6 +46,12 @@ export interface ProjectRow {
   runners_token: string;
   /** The project this one is a fork of (one subquery of the same statement), or null. */
   fork_source: ForkSourceRow | null;
+  /** The project row's version (`p.xmin`): another with every write of the row (grpc/encoded-projects.ts). */
+  row_version: string;
+  /** Its namespace row's version (`n.xmin`). */
+  namespace_version: string;
+  /** No group link, fork source or import source (the counts of migration 0020): nothing of it read from other rows. */
+  self_contained: boolean;
 }
 
 /** An import source as the project row carries it (no credentials: the masked URL only). */
@@ -150,4 +156,5 @@ export const PROJECT_SELECT = `
                    FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
                    WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') ELSE '[]' END AS share_links,
          p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source,
-         ${IMPORT_SOURCE} AS import_source${PROJECT_FROM}`;
+         ${IMPORT_SOURCE} AS import_source, p.xmin::text AS row_version, n.xmin::text AS namespace_version,
+         p.group_link_count + p.fork_source_count + p.import_source_count = 0 AS self_contained${PROJECT_FROM}`;

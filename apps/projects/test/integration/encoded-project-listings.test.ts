@@ -1,0 +1,110 @@
+import { Metadata } from '@grpc/grpc-js';
+import { createPool, type Pool } from '@glp/db';
+import { projectsV1 } from '@glp/proto';
+import { bindService, createGrpcClient, createLogger, startGrpcServer, type Actor, type CallContext, type RunningGrpcServer } from '@glp/service-kit';
+import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
+import { EncodedProjectCache, projectsServiceDefinition } from '../../src/grpc/encoded-projects';
+import { projectsService } from '../../src/grpc/projects-service';
+import { migrateProjects } from '../../src/migrations';
+import { upsertNamespace } from '../../src/store/namespace-replica-store';
+import { noGroupsIdentity } from './identity-stub';
+
+const SECRET = 'encoded-listings-secret';
+const user = (id: number, username: string, admin = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'] });
+const root = user(1, 'root', true);
+const alice = user(2, 'alice');
+const bob = user(3, 'bob');
+const anonymous: Actor = { kind: 'anonymous', id: 0, username: '', admin: false, scopes: [] };
+const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
+const { VISIBILITY_PUBLIC: PUBLIC, VISIBILITY_INTERNAL: INTERNAL } = projectsV1.Visibility;
+const list = (r: Partial<projectsV1.ListProjectsRequest> = {}) => projectsV1.ListProjectsRequest.fromPartial({ page: 1, perPage: 20, orderBy: 'id', sort: 'asc', ...r });
+
+/**
+ * ListProjects answers through a real gRPC server whose listed projects are encoded through the encoding cache
+ * (grpc/encoded-projects.ts): after every kind of change that reaches a listed project (its row, its namespace, the
+ * caller's membership, a group link, statistics asked), the answer on the wire is the one encoded afresh.
+ */
+describe('ListProjects with kept encodings', () => {
+  const schema = uniqueName('it_encoded_listings');
+  let pool: Pool;
+  let server: RunningGrpcServer;
+  let client: ReturnType<typeof createGrpcClient<projectsV1.ProjectsServiceClient>>;
+  let service: ReturnType<typeof projectsService>;
+  const cache = new EncodedProjectCache(1024 * 1024);
+  const ids: number[] = [];
+
+  /** The answer through the server (kept encodings) and the use case's own answer encoded afresh, both decoded. */
+  const both = async (actor: Actor, r: Partial<projectsV1.ListProjectsRequest> = {}) => {
+    const wire = await client.listProjects(list(r), { actor });
+    const fresh = projectsV1.ListProjectsResponse.decode(projectsV1.ListProjectsResponse.encode(await service.listProjects(list(r), ctx(actor))).finish());
+    return { wire, fresh };
+  };
+  const expectFresh = async (actor: Actor, r: Partial<projectsV1.ListProjectsRequest> = {}) => {
+    const { wire, fresh } = await both(actor, r);
+    expect(wire).toEqual(fresh);
+    return wire;
+  };
+
+  beforeAll(async () => {
+    const { databaseUrl } = infraFromEnv();
+    await migrateProjects(databaseUrl, schema);
+    pool = createPool({ url: databaseUrl, schema, max: 4 });
+    service = projectsService({ pool, identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 });
+    const logger = createLogger('projects-test', 'silent');
+    server = await startGrpcServer({
+      port: 0, host: '127.0.0.1', logger, maxConnectionAgeMs: 0,
+      services: [{ name: 'gitlab.projects.v1.ProjectsService', definition: projectsServiceDefinition(cache), implementation: bindService(projectsV1.ProjectsServiceService, service, { actorSecret: SECRET, logger }) }],
+    });
+    client = createGrpcClient(projectsV1.ProjectsServiceClient, `127.0.0.1:${server.port}`, { actorSecret: SECRET });
+    await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
+    await upsertNamespace(pool, { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
+    for (const [name, visibility] of [['one', PUBLIC], ['two', INTERNAL], ['three', PUBLIC]] as const) {
+      ids.push(Number((await service.createProject(projectsV1.CreateProjectRequest.fromPartial({ name, visibility }), ctx(alice))).project!.id));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    client?.close();
+    await server?.stop(1000);
+    await pool?.end();
+    await dropSchemas(schema);
+  });
+
+  it('keeps each listed project\'s encoding and answers a second listing from it, byte for byte what encoding afresh gives', async () => {
+    const first = await expectFresh(alice);
+    expect(first.projects.map((p) => p.name)).toEqual(['one', 'two', 'three']);
+    const kept = cache.stats.entries;
+    expect(kept).toBe(3);
+    await expectFresh(alice);
+    expect(cache.stats.entries).toBe(kept);
+    // Other callers, other entries: their access differs (alice owns the namespace; bob and the anonymous caller do not).
+    const forBob = await expectFresh(bob);
+    expect(forBob.projects.map((p) => [p.callerAccessLevel, p.runnersToken])).toEqual([[0, ''], [0, ''], [0, '']]);
+    expect(first.projects.map((p) => [p.callerAccessLevel, p.runnersToken !== ''])).toEqual([[50, true], [50, true], [50, true]]);
+    await expectFresh(anonymous);
+    await expectFresh(root);
+    expect(cache.stats.entries).toBe(kept + 3 + 2 + 3);
+  });
+
+  it('answers a changed project, namespace or membership as it now is', async () => {
+    await service.updateProject(projectsV1.UpdateProjectRequest.fromPartial({ project: { selector: { $case: 'id', value: ids[0] } }, name: 'one renamed' }), ctx(alice));
+    expect((await expectFresh(alice)).projects[0]?.name).toBe('one renamed');
+    await upsertNamespace(pool, { id: 10, name: 'Alice Renamed', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice Renamed', owner_state: 'active', version: 2 });
+    expect((await expectFresh(bob)).projects.map((p) => p.namespace?.name)).toEqual(['Alice Renamed', 'Alice Renamed', 'Alice Renamed']);
+    await pool.query('INSERT INTO project_members (project_id, user_id, access_level, created_by) VALUES ($1, $2, 30, $3)', [ids[1], bob.id, alice.id]);
+    expect((await expectFresh(bob)).projects.map((p) => p.projectAccessLevel)).toEqual([0, 30, 0]);
+    await pool.query('UPDATE project_members SET access_level = 40 WHERE project_id = $1 AND user_id = $2', [ids[1], bob.id]);
+    expect((await expectFresh(bob)).projects.map((p) => [p.projectAccessLevel, p.runnersToken !== ''])).toEqual([[0, false], [40, true], [0, false]]);
+  });
+
+  it('encodes afresh what reads other rows or extras: a group link, statistics', async () => {
+    await upsertNamespace(pool, { id: 700, name: 'Partners', path: 'partners', kind: 'group', full_path: 'partners', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
+    await pool.query('INSERT INTO project_group_links (project_id, group_id, group_access) VALUES ($1, 700, 30)', [ids[2]]);
+    expect((await expectFresh(alice)).projects[2]?.sharedWithGroups.map((g) => g.groupName)).toEqual(['Partners']);
+    // The group renamed: the link's group name is read from its namespace row, not from the project's.
+    await upsertNamespace(pool, { id: 700, name: 'Partners Inc', path: 'partners', kind: 'group', full_path: 'partners', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 2 });
+    expect((await expectFresh(alice)).projects[2]?.sharedWithGroups.map((g) => g.groupName)).toEqual(['Partners Inc']);
+    const withStatistics = await expectFresh(alice, { statistics: true });
+    expect(withStatistics.projects.every((p) => p.statistics !== undefined)).toBe(true);
+    expect((await expectFresh(alice)).projects.every((p) => p.statistics === undefined)).toBe(true);
+  });
+});
