@@ -22,7 +22,7 @@ type Keyed = projectsV1.Project & { [ENCODING_KEY]?: string };
 /**
  * The key under which a listed project's encoding may be kept: everything `toProtoProject(row, actor, levels)` reads.
  * The row is named by versions instead of its columns: the project's row version (`p.xmin`, new with every write of
- * the row, including the trigger-kept counts of its group links, fork source and import source: migration 0020) and
+ * the row, including the trigger-kept counts of its group links, fork source and import source: migration 0019) and
  * its namespace's (`n.xmin`); the caller's membership, the one joined value that is neither, by its level. A committed
  * row version is one content (versions written twice by one transaction share its id, but only its last is ever seen
  * outside it, and only listings, which read committed rows outside any transaction, use these keys).

@@ -50,7 +50,7 @@ export interface ProjectRow {
   row_version: string;
   /** Its namespace row's version (`n.xmin`). */
   namespace_version: string;
-  /** No group link, fork source or import source (the counts of migration 0020): nothing of it read from other rows. */
+  /** No group link, fork source or import source (the counts of migration 0019): nothing of it read from other rows. */
   self_contained: boolean;
 }
 
@@ -115,7 +115,7 @@ export const PROJECT_FROM = `
 
 /**
  * The fork source of `p` as JSON (ForkSourceRow) with the caller's (`$1`) unexpired membership there; for a fork only
- * (`fork_source_count`, migration 0020), so a project that is not one costs no probe.
+ * (`fork_source_count`, migration 0019), so a project that is not one costs no probe.
  */
 const FORK_SOURCE = `CASE WHEN p.fork_source_count > 0 THEN (SELECT json_build_object('id', s.id, 'name', s.name, 'path', s.path, 'description', s.description,
            'visibility', s.visibility, 'default_branch', s.default_branch, 'topics', s.topics, 'star_count', s.star_count,
@@ -141,7 +141,7 @@ const IMPORT_SOURCE = `CASE WHEN p.import_source_count > 0 THEN (SELECT json_bui
 
 /**
  * A project's row as ProjectRow (`$1` the caller). Its group links, fork source and import source are read only for a
- * project that has some (the counts of migration 0020): most projects have none, and each was an index probe.
+ * project that has some (the counts of migration 0019): most projects have none, and each was an index probe.
  */
 export const PROJECT_SELECT = `
   SELECT p.id, p.namespace_id, p.name, p.path, p.description, p.visibility, p.creator_id, p.default_branch, p.archived,

@@ -4,7 +4,7 @@ import { migrateProjects } from '../../src/migrations';
 import { findProjectById } from '../../src/store/projects-store';
 
 /**
- * The counts of each project's group links, fork source and import source (migration 0020), which decide whether a
+ * The counts of each project's group links, fork source and import source (migration 0019), which decide whether a
  * project's read probes those tables at all: exact after every kind of write (inserts, deletes, bulk deletes, cascades
  * from a deleted project or source, a row moved to another project), and a project read shows what they count.
  */
