@@ -139,7 +139,9 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
     : `(${drivenByCaller ? 'm.project_id IS NOT NULL' : `p.id IN (${myMemberships})`} OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
   const callerLevel = () => `GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}, ${shareLevel()})`;
   if (f.readScope === 'public') where.push("p.visibility = 'public'");
-  else if (f.readScope === 'signed_in' || f.readScope === 'external') {
+  // membership=true (below) lists only the caller's projects, each of which the rule's "or the caller's" arms read
+  // (the same memberships, personal namespace, groups and group shares): the rule would only cost planning (~1 ms).
+  else if ((f.readScope === 'signed_in' || f.readScope === 'external') && !f.membership) {
     // With a visibility asked, the rule is one side of its OR: every project of a visibility the scope opens (the filter
     // below is the whole rule), or only the caller's of one it does not. Left as an OR beside `p.visibility = 'private'`,
     // PostgreSQL counted the open side's share of matches (it does not see that the two exclude each other) and walked
