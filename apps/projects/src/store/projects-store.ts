@@ -131,10 +131,10 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   // joined membership row `m` (8.7 ms, 15.0 ms) or `p.id IN (<the caller's project ids>)`, a hashed SubPlan (the ids
   // read once into a hash table, each project a lookup). They execute alike; the join costs ~0.65 ms of planning more
   // (a signed-in user's default page statement: 0.83-0.92 ms, 0.18-0.19 ms with the subquery; bench/README.md), but
-  // where the listing is driven from the caller's side (membership=true, min_access_level, starred, a search's
-  // matches), PostgreSQL planned the subquery form into walks of the whole index (starred: 7.0 -> 67.4 ms, a
-  // membership=true count 3.9 -> 73.2 ms), so those keep the join.
-  const drivenByCaller = f.membership || f.minAccessLevel !== undefined || f.starredBy.length > 0 || f.search !== undefined;
+  // where the listing is driven from the caller's side (starred, a search's matches, min_access_level), PostgreSQL
+  // planned the subquery form into walks of the whole index (starred: 7.0 -> 67.4 ms; a search matching every project
+  // 27.7 -> 44.4 ms), so those keep the join. (membership=true has no rule at all: below.)
+  const drivenByCaller = f.minAccessLevel !== undefined || f.starredBy.length > 0 || f.search !== undefined;
   const readable = f.visibility === 'private' ? member
     : `(${drivenByCaller ? 'm.project_id IS NOT NULL' : `p.id IN (${myMemberships})`} OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
   const callerLevel = () => `GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}, ${shareLevel()})`;
