@@ -1,14 +1,12 @@
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { identityV1, projectsV1 } from '@glp/proto';
-import {
-  bindService, createGrpcClient, createLogger, currentContext, DomainError, fromErrorPayload, requestSqlQueries, signActor, startGrpcServer,
-  type Actor, type CallContext, type RunningGrpcServer,
-} from '@glp/service-kit';
+import { currentContext, DomainError, fromErrorPayload, requestSqlQueries, signActor, type Actor, type CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
+import { startProjectsGrpc, type ProjectsGrpcClient } from './projects-grpc';
 
 const SECRET = 'batched-reads-secret';
 const GET_PROJECTS = '/gitlab.projects.v1.ProjectsService/GetProjects';
@@ -31,8 +29,8 @@ const byPath = (fullPath: string) => projectsV1.GetProjectRequest.fromPartial({ 
 describe('GetProjects: several callers\' project reads in one call', () => {
   const schema = uniqueName('it_batched_reads');
   let pool: Pool;
-  let server: RunningGrpcServer;
-  let client: ReturnType<typeof createGrpcClient<projectsV1.ProjectsServiceClient>>;
+  let grpc: Awaited<ReturnType<typeof startProjectsGrpc>> | undefined;
+  let client: ProjectsGrpcClient;
   let service: ReturnType<typeof projectsService>;
   const identityCallers: { user: number; caller?: string; requestId?: string }[] = [];
   const identity = {
@@ -76,12 +74,8 @@ describe('GetProjects: several callers\' project reads in one call', () => {
     await migrateProjects(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     service = projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000 });
-    const logger = createLogger('projects-test', 'silent');
-    server = await startGrpcServer({
-      port: 0, host: '127.0.0.1', logger, maxConnectionAgeMs: 0,
-      services: [{ name: 'gitlab.projects.v1.ProjectsService', definition: projectsV1.ProjectsServiceService, implementation: bindService(projectsV1.ProjectsServiceService, service, { actorSecret: SECRET, logger }) }],
-    });
-    client = createGrpcClient(projectsV1.ProjectsServiceClient, `127.0.0.1:${server.port}`, { actorSecret: SECRET });
+    grpc = await startProjectsGrpc(service, { actorSecret: SECRET });
+    client = grpc.client;
     await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
     await upsertNamespace(pool, { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
     const create = async (name: string, namespaceId: number, visibility: projectsV1.Visibility) =>
@@ -93,8 +87,7 @@ describe('GetProjects: several callers\' project reads in one call', () => {
     await service.updateProject(projectsV1.UpdateProjectRequest.fromPartial({ project: { selector: { $case: 'id', value: ids.renamed } }, path: 'new-name' }), ctx(alice));
   }, 60_000);
   afterAll(async () => {
-    client?.close();
-    await server?.stop(1000);
+    await grpc?.stop();
     await pool?.end();
     await dropSchemas(schema);
   });

@@ -1,13 +1,14 @@
 import { Metadata } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { projectsV1 } from '@glp/proto';
-import { bindService, createGrpcClient, createLogger, startGrpcServer, type Actor, type CallContext, type RunningGrpcServer } from '@glp/service-kit';
+import type { Actor, CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { EncodedProjectCache, projectsServiceDefinition } from '../../src/grpc/encoded-projects';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
 import { noGroupsIdentity } from './identity-stub';
+import { startProjectsGrpc, type ProjectsGrpcClient } from './projects-grpc';
 
 const SECRET = 'encoded-listings-secret';
 const user = (id: number, username: string, admin = false): Actor => ({ kind: 'user', id, username, admin, scopes: ['api'] });
@@ -27,8 +28,8 @@ const list = (r: Partial<projectsV1.ListProjectsRequest> = {}) => projectsV1.Lis
 describe('ListProjects with kept encodings', () => {
   const schema = uniqueName('it_encoded_listings');
   let pool: Pool;
-  let server: RunningGrpcServer;
-  let client: ReturnType<typeof createGrpcClient<projectsV1.ProjectsServiceClient>>;
+  let grpc: Awaited<ReturnType<typeof startProjectsGrpc>> | undefined;
+  let client: ProjectsGrpcClient;
   let service: ReturnType<typeof projectsService>;
   const cache = new EncodedProjectCache(1024 * 1024);
   const ids: number[] = [];
@@ -50,12 +51,8 @@ describe('ListProjects with kept encodings', () => {
     await migrateProjects(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     service = projectsService({ pool, identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 });
-    const logger = createLogger('projects-test', 'silent');
-    server = await startGrpcServer({
-      port: 0, host: '127.0.0.1', logger, maxConnectionAgeMs: 0,
-      services: [{ name: 'gitlab.projects.v1.ProjectsService', definition: projectsServiceDefinition(cache), implementation: bindService(projectsV1.ProjectsServiceService, service, { actorSecret: SECRET, logger }) }],
-    });
-    client = createGrpcClient(projectsV1.ProjectsServiceClient, `127.0.0.1:${server.port}`, { actorSecret: SECRET });
+    grpc = await startProjectsGrpc(service, { actorSecret: SECRET, definition: projectsServiceDefinition(cache) });
+    client = grpc.client;
     await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
     await upsertNamespace(pool, { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
     for (const [name, visibility] of [['one', PUBLIC], ['two', INTERNAL], ['three', PUBLIC]] as const) {
@@ -63,8 +60,7 @@ describe('ListProjects with kept encodings', () => {
     }
   }, 60_000);
   afterAll(async () => {
-    client?.close();
-    await server?.stop(1000);
+    await grpc?.stop();
     await pool?.end();
     await dropSchemas(schema);
   });
