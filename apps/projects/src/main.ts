@@ -1,6 +1,6 @@
 import { createPool } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
-import { identityV1, projectsV1 } from '@glp/proto';
+import { identityV1 } from '@glp/proto';
 import {
   bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
   runMain, startMetricsServer,
@@ -67,15 +67,16 @@ async function main(): Promise<void> {
   const purge = startDeletionPurge(deps, logger, config.PURGE_INTERVAL_MS);
   onShutdown('deletion purge', () => purge.stop());
 
+  const definition = projectsServiceDefinition(new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES));
   const grpc = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     logger,
     services: [{
       name: 'gitlab.projects.v1.ProjectsService',
-      definition: projectsServiceDefinition(new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES)),
+      definition,
       implementation: bindService(
-        projectsV1.ProjectsServiceService,
+        definition,
         projectsService(deps),
         { actorSecret: config.ACTOR_SECRET, logger },
       ),

@@ -14,12 +14,13 @@ export async function startProjectsGrpc(
   opts: { actorSecret: string; definition?: ServiceDefinition },
 ): Promise<{ client: ProjectsGrpcClient; stop(): Promise<void> }> {
   const logger = createLogger('projects-test', 'silent');
+  const definition = opts.definition ?? projectsV1.ProjectsServiceService;
   const server = await startGrpcServer({
     port: 0, host: '127.0.0.1', logger, maxConnectionAgeMs: 0,
     services: [{
       name: 'gitlab.projects.v1.ProjectsService',
-      definition: opts.definition ?? projectsV1.ProjectsServiceService,
-      implementation: bindService(projectsV1.ProjectsServiceService, service, { actorSecret: opts.actorSecret, logger }),
+      definition,
+      implementation: bindService(definition, service, { actorSecret: opts.actorSecret, logger }),
     }],
   });
   const client = createGrpcClient(projectsV1.ProjectsServiceClient, `127.0.0.1:${server.port}`, { actorSecret: opts.actorSecret });
