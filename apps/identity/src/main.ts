@@ -7,7 +7,9 @@ import {
 import { ensureApplicationSettings } from './app/application-settings';
 import { ensureRootUser } from './bootstrap/root-user';
 import { loadIdentityConfig } from './config';
+import { Redis } from 'ioredis';
 import { noAuthCache, redisAuthCacheInvalidator } from './events/auth-cache-invalidator';
+import { noGroupAccessCache, redisGroupAccessInvalidator } from './events/group-access-invalidator';
 import { identityService } from './grpc/identity-service';
 import { migrateIdentity } from './migrations';
 
@@ -38,8 +40,16 @@ async function main(): Promise<void> {
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());
 
-  const authCache = config.REDIS_URL ? redisAuthCacheInvalidator(config.REDIS_URL, logger) : noAuthCache;
-  onShutdown('auth cache', () => authCache.close());
+  // One connection for the caches' invalidations: the gateways' token cache and projects' group levels.
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  redis?.on('error', (err) => logger.debug({ err }, 'cache invalidation redis error'));
+  const authCache = redis ? redisAuthCacheInvalidator(redis, logger) : noAuthCache;
+  const groupAccess = redis ? redisGroupAccessInvalidator(redis, config.KAFKA_TOPIC_PREFIX, logger) : noGroupAccessCache;
+  onShutdown('cache invalidations', async () => {
+    await authCache.close();
+    groupAccess.close();
+    redis?.disconnect();
+  });
 
   const grpc = await startGrpcServer({
     host: config.GRPC_HOST,
@@ -48,7 +58,7 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.identity.v1.IdentityService',
       definition: identityV1.IdentityServiceService,
-      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT, authCache, settingsDefaults }), {
+      implementation: bindService(identityV1.IdentityServiceService, identityService({ pool, topic, logger, countLimit: config.LIST_COUNT_LIMIT, authCache, groupAccess, settingsDefaults }), {
         actorSecret: config.ACTOR_SECRET, logger,
       }),
     }],

@@ -24,6 +24,15 @@ export const projectsEnv = z.object({
    * row versions, the caller's access), so an entry is never stale; least recently used go first; 0 keeps none.
    */
   ENCODED_PROJECT_CACHE_BYTES: env.int(16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+  /**
+   * Redis, for identity's group access changes (optional): with it, users' group levels are kept per process
+   * (GROUP_ACCESS_CACHE_*) and dropped when identity publishes a change; without it identity is asked every time.
+   */
+  REDIS_URL: env.url().optional(),
+  /** How long a user's group levels are kept: the bound on an invalidation message lost while connected; 0 keeps none. */
+  GROUP_ACCESS_CACHE_TTL_MS: env.int(5000, 0, 600_000),
+  /** Group levels kept in all (a user in n groups counts n + 1); least recently used go first. */
+  GROUP_ACCESS_CACHE_LEVELS: env.int(200_000, 0, 100_000_000),
   /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
   LIST_COUNT_LIMIT: env.int(10000, 1),
   /** Delayed deletion: DELETE /projects/:id marks the project and it is purged this many days later (0: at once). */

@@ -15,6 +15,8 @@ import { onRepositoryStatisticsChanged } from './events/repository-statistics-co
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { projectsService } from './grpc/projects-service';
 import { EncodedProjectCache, projectsServiceDefinition } from './grpc/encoded-projects';
+import { GroupAccessCache } from './cache/group-access-cache';
+import { subscribeToGroupAccessChanges } from './cache/group-access-subscription';
 import { migrateProjects } from './migrations';
 
 async function main(): Promise<void> {
@@ -58,8 +60,14 @@ async function main(): Promise<void> {
   consumer.startInBackground();
   onShutdown('event consumer', () => consumer.stop());
 
+  const groupAccessCache = new GroupAccessCache({ ttlMs: config.GROUP_ACCESS_CACHE_TTL_MS, maxLevels: config.GROUP_ACCESS_CACHE_LEVELS });
+  if (config.REDIS_URL && groupAccessCache.enabled) {
+    const subscription = subscribeToGroupAccessChanges(config.REDIS_URL, config.KAFKA_TOPIC_PREFIX, groupAccessCache, logger);
+    onShutdown('group access invalidations', () => subscription.close());
+  }
+
   const deps = {
-    pool, identity, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
+    pool, identity, groupAccessCache, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
     secretBox: new SecretBox(config.SECRETS_KEY || config.ACTOR_SECRET),
     importRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     repositoryStorages: config.REPOSITORY_STORAGES,

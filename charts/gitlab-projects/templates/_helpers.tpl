@@ -97,7 +97,7 @@ calls:
 infra:
   gateway: [redis]
   identity: [postgres, kafka, redis]
-  projects: [postgres, kafka]
+  projects: [postgres, kafka, redis]
   access-requests: [postgres, kafka]
   repo-admin: [postgres, kafka]
   hooks: [postgres, kafka]
@@ -107,7 +107,7 @@ infra:
 secrets:
   gateway: [ACTOR_SECRET, REDIS_URL]
   identity: [ACTOR_SECRET, DATABASE_URL, REDIS_URL, GITLAB_ROOT_TOKEN]
-  projects: [ACTOR_SECRET, DATABASE_URL, SECRETS_KEY]
+  projects: [ACTOR_SECRET, DATABASE_URL, REDIS_URL, SECRETS_KEY]
   access-requests: [ACTOR_SECRET, DATABASE_URL]
   repo-admin: [ACTOR_SECRET, DATABASE_URL]
   hooks: [ACTOR_SECRET, DATABASE_URL, HOOKS_SECRETS_KEY]

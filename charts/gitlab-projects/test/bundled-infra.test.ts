@@ -19,7 +19,7 @@ const USERS: Record<string, { chart: string; port: number; service: string; user
     chart: 'postgresql', port: 5432, service: `${RELEASE}-postgresql`,
     users: ['access-requests', 'hooks', 'identity', 'migrations', 'projects', 'push-rules', 'repo-admin', 'webhook-dispatcher'],
   },
-  redis: { chart: 'redis', port: 6379, service: `${RELEASE}-redis-master`, users: ['gateway', 'identity'] },
+  redis: { chart: 'redis', port: 6379, service: `${RELEASE}-redis-master`, users: ['gateway', 'identity', 'projects'] },
   kafka: {
     chart: 'kafka', port: 9092, service: `${RELEASE}-kafka`,
     users: ['access-requests', 'hooks', 'identity', 'projects', 'push-rules', 'repo-admin', 'webhook-dispatcher'],

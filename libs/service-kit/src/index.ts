@@ -12,3 +12,4 @@ export * from './request-cost';
 export * from './run-main';
 export * from './shutdown';
 export * from './auth-cache';
+export * from './group-access-cache';

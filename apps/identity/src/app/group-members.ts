@@ -53,8 +53,9 @@ export async function addMember(deps: GroupsDeps, actor: Actor, sel: Selector, i
   const user = input.userId ? await findUserById(deps.pool, input.userId) : await findUserByUsername(deps.pool, input.username);
   if (!user) throw notFound('User');
   const expiresAt = normalizeExpiry(input.expiresAt);
+  let added: MemberWithUser;
   try {
-    return await withTransaction(deps.pool, async (client) => {
+    added = await withTransaction(deps.pool, async (client) => {
       if (await findMember(client, group.id, user.id)) throw conflict('Member already exists');
       const errors = memberErrors({ accessLevel: input.accessLevel, expiresAt }, { inherited: await inheritedAccess(client, group.id, user.id), today: today() });
       if (Object.keys(errors).length) throw invalid(errors);
@@ -66,6 +67,8 @@ export async function addMember(deps: GroupsDeps, actor: Actor, sel: Selector, i
     if (isUniqueViolation(err)) throw conflict('Member already exists');
     throw err;
   }
+  await deps.groupAccess.changed({ users: [user.id] });
+  return added;
 }
 
 export interface UpdateMemberInput {
@@ -79,7 +82,7 @@ export async function updateMember(deps: GroupsDeps, actor: Actor, sel: Selector
   const caller = await loadCaller(deps.pool, actor);
   const group = await readableGroup(deps.pool, caller, sel);
   const callerCanAdmin = canAdminGroup(caller, groupFacts(group));
-  return withTransaction(deps.pool, async (client) => {
+  const updated = await withTransaction(deps.pool, async (client) => {
     const member = await findMember(client, group.id, userId, true);
     // The member first (404 for a non-member, whoever asks), then the caller (403), as GitLab.
     const refusal = memberUpdateRefusal(callerCanAdmin, member && { level: member.access_level });
@@ -95,6 +98,8 @@ export async function updateMember(deps: GroupsDeps, actor: Actor, sel: Selector
     await recordGroupMembershipChanged(client, deps.topic, { groupId: group.id, userId, accessLevel: input.accessLevel, expiresAt }, actor);
     return (await findMember(client, group.id, userId))!;
   });
+  await deps.groupAccess.changed({ users: [userId] });
+  return updated;
 }
 
 /** DELETE /groups/:id/members/:user_id: owners, or the member leaving; never the last Owner of a top-level group. */
@@ -111,5 +116,6 @@ export async function removeMember(deps: GroupsDeps, actor: Actor, sel: Selector
     await deleteMember(client, group.id, userId);
     await recordGroupMembershipChanged(client, deps.topic, { groupId: group.id, userId, accessLevel: 0, expiresAt: null }, actor);
   });
+  await deps.groupAccess.changed({ users: [userId] });
 }
 

@@ -3,6 +3,7 @@ import { forbidden, invalid, notFound, type Actor, type FieldErrors } from '@glp
 import { ACCESS } from '../domain/access-levels';
 import { canAdminGroup, canCreateSubgroup, canCreateTopLevelGroup, canReadGroup, type Caller } from '../domain/group-policy';
 import { DEFAULT_GROUP_VISIBILITY, groupErrors, isVisibility, type Visibility } from '../domain/group-rules';
+import type { GroupAccessInvalidator } from '../events/group-access-invalidator';
 import { recordGroupMembershipChanged, recordNamespaceChanged, recordNamespaceDeleted } from '../events/identity-events';
 import { insertMember } from '../store/group-members-store';
 import {
@@ -16,6 +17,8 @@ export interface GroupsDeps {
   topic: string;
   /** Listings are counted up to this; beyond, the total is -1. */
   countLimit: number;
+  /** Told, after the commit, whose group levels a change altered (projects keeps them for a few seconds). */
+  groupAccess: GroupAccessInvalidator;
 }
 
 const TAKEN = 'has already been taken';
@@ -61,8 +64,9 @@ export async function createGroup(deps: GroupsDeps, actor: Actor, input: NewGrou
   const fullPath = parent ? `${parent.full_path}/${input.path}` : input.path;
   if (!errors.path && (await fullPathTaken(deps.pool, fullPath))) errors.path = [TAKEN];
   if (Object.keys(errors).length) throw invalid(errors);
+  let created: GroupRow;
   try {
-    return await withTransaction(deps.pool, async (client) => {
+    created = await withTransaction(deps.pool, async (client) => {
       const group = await insertGroup(client, {
         name: input.name, path: input.path, description: input.description, visibility,
         requestAccessEnabled: input.requestAccessEnabled ?? true, parentId: parent?.id ?? null,
@@ -79,6 +83,10 @@ export async function createGroup(deps: GroupsDeps, actor: Actor, input: NewGrou
     if (isUniqueViolation(err)) throw invalid({ path: [TAKEN] }); // a concurrent create took the path first
     throw err;
   }
+  // A subgroup is inherited by its ancestors' members; a top-level group is its creator's alone.
+  if (parent) await deps.groupAccess.changed({ all: true });
+  else if (actor.kind === 'user') await deps.groupAccess.changed({ users: [actor.id] });
+  return created;
 }
 
 export async function getGroup(pool: Pool, actor: Actor, sel: Selector): Promise<GroupRow> {
@@ -181,4 +189,5 @@ export async function deleteGroup(deps: GroupsDeps, actor: Actor, sel: Selector)
     if (!canAdminGroup(caller, groupFacts(group))) throw forbidden();
     for (const ns of await deleteGroupTree(client, group.id)) await recordNamespaceDeleted(client, deps.topic, ns, actor);
   });
+  await deps.groupAccess.changed({ all: true }); // every member of the tree, direct or inherited
 }

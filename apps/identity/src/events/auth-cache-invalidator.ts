@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AUTH_INVALIDATION_CHANNEL, authCacheKey, type Logger } from '@glp/service-kit';
+import { multiSucceeded, RetryingRedisWrites } from './redis-retry';
 
 /** Empties the gateways' shared auth cache for tokens whose answer changed (see libs/service-kit auth-cache). */
 export interface AuthCacheInvalidator {
@@ -18,40 +19,18 @@ export const noAuthCache: AuthCacheInvalidator = { invalidate: async () => undef
  * background until the entries' own TTL (`retryForMs`) has passed; gateways also ignore entries written before they
  * last (re)connected to Redis.
  */
-export function redisAuthCacheInvalidator(url: string, logger: Logger, retryForMs = 60_000): AuthCacheInvalidator {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-  redis.on('error', (err) => logger.debug({ err }, 'auth cache redis error'));
-  const timers = new Set<NodeJS.Timeout>();
-  const send = async (hex: string[]) => {
-    const results = await redis.multi().del(...hex.map(authCacheKey)).publish(AUTH_INVALIDATION_CHANNEL, JSON.stringify(hex)).exec();
-    const failed = results?.find(([err]) => err);
-    if (!results || failed) throw failed?.[0] ?? new Error('redis transaction aborted');
-  };
-  const retry = (hex: string[], since: number, delay: number) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      send(hex).catch(() => {
-        if (Date.now() - since < retryForMs) retry(hex, since, Math.min(delay * 2, 5000));
-        else logger.warn({ keys: hex.length }, 'auth cache entries could not be deleted; they expire with their TTL');
-      });
-    }, delay);
-    timer.unref();
-    timers.add(timer);
-  };
+export function redisAuthCacheInvalidator(redis: Redis, logger: Logger, retryForMs = 60_000): AuthCacheInvalidator {
+  const writes = new RetryingRedisWrites(logger, 'auth cache invalidation', retryForMs);
   return {
     async invalidate(digests) {
       if (digests.length === 0) return;
       const hex = digests.map((d) => d.toString('hex'));
-      try {
-        await send(hex);
-      } catch (err) {
-        logger.warn({ err }, 'auth cache invalidation failed; retrying in the background');
-        retry(hex, Date.now(), 200);
-      }
+      await writes.run(async () => {
+        multiSucceeded(await redis.multi().del(...hex.map(authCacheKey)).publish(AUTH_INVALIDATION_CHANNEL, JSON.stringify(hex)).exec());
+      });
     },
     async close() {
-      for (const t of timers) clearTimeout(t);
-      redis.disconnect();
+      writes.close();
     },
   };
 }

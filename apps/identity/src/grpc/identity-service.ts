@@ -6,6 +6,7 @@ import { findTokenWithUser, insertToken, touchToken } from '../store/tokens-stor
 import { findUserById } from '../store/users-store';
 import { createUser, newUserFromRequest } from './create-user';
 import type { AuthCacheInvalidator } from '../events/auth-cache-invalidator';
+import type { GroupAccessInvalidator } from '../events/group-access-invalidator';
 import { applicationSettingsService } from './application-settings-service';
 import { groupService } from './group-service';
 import { tokenService } from './token-service';
@@ -26,10 +27,12 @@ export function identityService(deps: {
   countLimit: number;
   /** Empties the gateways' shared auth cache when a token's answer changes. */
   authCache: AuthCacheInvalidator;
+  /** Tells projects whose group levels a change altered. */
+  groupAccess: GroupAccessInvalidator;
   /** Start-up defaults of the application settings row (ALLOW_LOCAL_WEBHOOKS, OUTBOUND_ALLOWLIST). */
   settingsDefaults?: { allowLocalWebhooks: boolean; outboundAllowlist: readonly string[] };
 }): AsyncService<identityV1.IdentityServiceServer> {
-  const { pool, topic, logger, countLimit, authCache } = deps;
+  const { pool, topic, logger, countLimit, authCache, groupAccess } = deps;
   return {
     async authenticateToken(req) {
       const found = req.token ? await findTokenWithUser(pool, tokenDigest(req.token)) : undefined;
@@ -71,7 +74,7 @@ export function identityService(deps: {
       });
       return { token: toProtoToken(row, user.state, secret) };
     },
-    ...groupService({ pool, topic, countLimit }),
+    ...groupService({ pool, topic, countLimit, groupAccess }),
     ...tokenService({ pool, authCache }),
     ...userService({ pool, topic, authCache, countLimit }),
     ...applicationSettingsService({ pool, topic, defaults: deps.settingsDefaults ?? { allowLocalWebhooks: false, outboundAllowlist: [] } }),

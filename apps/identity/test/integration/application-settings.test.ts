@@ -7,6 +7,7 @@ import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { ensureApplicationSettings } from '../../src/app/application-settings';
 import { identityService } from '../../src/grpc/identity-service';
 import { noAuthCache } from '../../src/events/auth-cache-invalidator';
+import { noGroupAccessCache } from '../../src/events/group-access-invalidator';
 import { migrateIdentity } from '../../src/migrations';
 
 const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
@@ -30,7 +31,7 @@ describe('identity application settings against PostgreSQL', () => {
     await migrateIdentity(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     service = identityService({
-      pool, topic: 'test.identity', logger: createLogger('settings-test', 'silent'), countLimit: 10000, authCache: noAuthCache, settingsDefaults: defaults,
+      pool, topic: 'test.identity', logger: createLogger('settings-test', 'silent'), countLimit: 10000, authCache: noAuthCache, groupAccess: noGroupAccessCache, settingsDefaults: defaults,
     });
   });
   afterAll(async () => {

@@ -5,6 +5,7 @@ import { systemActor, createLogger, type Actor, type CallContext } from '@glp/se
 import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
 import { identityService } from '../../src/grpc/identity-service';
 import { noAuthCache } from '../../src/events/auth-cache-invalidator';
+import { noGroupAccessCache } from '../../src/events/group-access-invalidator';
 import { migrateIdentity } from '../../src/migrations';
 
 const ctx = (actor: Actor): CallContext => ({ actor, requestId: 'test', metadata: new Metadata() });
@@ -22,7 +23,7 @@ describe('identity groups and members against PostgreSQL', () => {
     const { databaseUrl } = infraFromEnv();
     await migrateIdentity(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
-    service = identityService({ pool, topic: 'test.identity', logger: createLogger('groups-test', 'silent'), countLimit: 10000, authCache: noAuthCache });
+    service = identityService({ pool, topic: 'test.identity', logger: createLogger('groups-test', 'silent'), countLimit: 10000, authCache: noAuthCache, groupAccess: noGroupAccessCache });
     for (const name of ['owner', 'dev', 'stranger', 'outsider']) {
       const { user } = await service.createUser(
         identityV1.CreateUserRequest.fromPartial({ username: name, name, email: `${name}@example.com`, password: 'secret-password', external: name === 'outsider' }),

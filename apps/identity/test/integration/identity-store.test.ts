@@ -9,6 +9,7 @@ import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { ensureRootUser } from '../../src/bootstrap/root-user';
 import { identityService } from '../../src/grpc/identity-service';
 import { noAuthCache } from '../../src/events/auth-cache-invalidator';
+import { noGroupAccessCache } from '../../src/events/group-access-invalidator';
 import { migrateIdentity } from '../../src/migrations';
 
 const logger = createLogger('identity-test', 'silent');
@@ -27,7 +28,7 @@ describe('identity against PostgreSQL', () => {
     await migrateIdentity(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'identity-it-'));
-    service = identityService({ pool, topic: 'test.identity', logger, countLimit: 10000, authCache: noAuthCache });
+    service = identityService({ pool, topic: 'test.identity', logger, countLimit: 10000, authCache: noAuthCache, groupAccess: noGroupAccessCache });
   });
   afterAll(async () => {
     await pool.end();

@@ -2,6 +2,7 @@ import type { SecretBox } from '@glp/secret-box';
 import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
 import type { PromiseClient } from '@glp/service-kit';
+import type { GroupAccessCache } from '../cache/group-access-cache';
 
 /** What identity answers for projects: namespaces, groups (their visibility), users, and a user's access through groups. */
 export type IdentityClient = Pick<
@@ -12,6 +13,8 @@ export type IdentityClient = Pick<
 export interface ProjectsDeps {
   pool: Pool;
   identity: IdentityClient;
+  /** Users' group levels kept between requests (absent: identity is asked on every request that needs them). */
+  groupAccessCache?: GroupAccessCache;
   /** Topic of this service's events. */
   topic: string;
   /** Listings are counted up to this; beyond, the total is -1. */

@@ -1,5 +1,5 @@
 import type { Actor } from '@glp/service-kit';
-import type { IdentityClient } from './deps';
+import type { ProjectsDeps } from './deps';
 
 /** Only signed-in non-administrators need it: administrators read everything, anonymous callers belong to no group. */
 export function needsGroupAccess(actor: Actor): boolean {
@@ -7,11 +7,18 @@ export function needsGroupAccess(actor: Actor): boolean {
 }
 
 /**
- * The caller's effective levels in group namespaces (id → level), asked of identity per request so that a membership
- * just added is seen at once (read-your-writes). `namespaceIds` empty: every group the caller has access to.
+ * The caller's effective levels in group namespaces (id → level), those of `namespaceIds` at least (empty: every group
+ * the caller has access to). From the group access cache while it keeps levels (every group, asked of identity once per
+ * user and TTL, dropped when identity says they changed: a membership just added is seen at once), else asked of
+ * identity for just these groups.
  */
-export async function groupAccessOf(identity: IdentityClient, actor: Actor, namespaceIds: number[]): Promise<Map<number, number>> {
+export async function groupAccessOf(deps: Pick<ProjectsDeps, 'identity' | 'groupAccessCache'>, actor: Actor, namespaceIds: number[]): Promise<ReadonlyMap<number, number>> {
   if (!needsGroupAccess(actor)) return new Map();
-  const { groups } = await identity.getUserGroupAccess({ userId: actor.id, groupIds: namespaceIds });
-  return new Map(groups.map((g) => [g.groupId, g.accessLevel]));
+  const ask = async (groupIds: number[]) => {
+    const { groups } = await deps.identity.getUserGroupAccess({ userId: actor.id, groupIds });
+    return new Map(groups.map((g) => [g.groupId, g.accessLevel]));
+  };
+  const cache = deps.groupAccessCache;
+  if (cache?.keeping) return cache.levelsOf(actor.id, () => ask([]));
+  return ask(namespaceIds);
 }

@@ -26,12 +26,12 @@ export async function listProjects(
   actor: Actor,
   req: projectsV1.ListProjectsRequest,
 ): Promise<{
-  rows: ProjectRow[]; groupAccess: Map<number, number>; total: number; customAttributes?: Map<number, CustomAttributeRow[]>;
+  rows: ProjectRow[]; groupAccess: ReadonlyMap<number, number>; total: number; customAttributes?: Map<number, CustomAttributeRow[]>;
   /** Asked (`statistics`) and allowed (Reporter+ per project, administrators): one query for the page. */
   statistics: Map<number, StatisticsRow>;
 }> {
   const signedIn = actor.kind === 'user';
-  const groupAccess = await groupAccessOf(deps.identity, actor, []);
+  const groupAccess = await groupAccessOf(deps, actor, []);
   const ordering = resolveOrdering(req.orderBy, req.search, signedIn, actor.admin);
   const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
   const { rows, total } = await listProjectRows(deps.pool, {

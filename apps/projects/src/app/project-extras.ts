@@ -27,7 +27,7 @@ export async function singleProjectExtras(
  * administrators), in ONE query for the page.
  */
 export async function listingStatistics(
-  deps: ProjectsDeps, actor: Actor, asked: boolean, rows: ProjectRow[], groupAccess: Map<number, number>,
+  deps: ProjectsDeps, actor: Actor, asked: boolean, rows: ProjectRow[], groupAccess: ReadonlyMap<number, number>,
 ): Promise<Map<number, StatisticsRow>> {
   if (!asked) return new Map();
   const ids = rows

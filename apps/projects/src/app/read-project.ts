@@ -33,7 +33,7 @@ export interface ProjectLevels extends GroupLevels {
 const groupIdsOf = (nsKind: string, namespaceId: number, links: { group_id: number }[]) => [...(nsKind === 'group' ? [namespaceId] : []), ...links.map((l) => l.group_id)];
 
 /** Levels of a project (or fork source) from the caller's levels per group (`levels`: group id → level). */
-export function levelsFrom(levels: Map<number, number>, nsKind: string, namespaceId: number, links: { group_id: number; group_access: number }[]): GroupLevels {
+export function levelsFrom(levels: ReadonlyMap<number, number>, nsKind: string, namespaceId: number, links: { group_id: number; group_access: number }[]): GroupLevels {
   return {
     groupAccess: nsKind === 'group' ? levels.get(namespaceId) ?? 0 : 0,
     shareAccess: shareAccess(links.map((l) => ({ groupId: l.group_id, groupAccess: l.group_access })), levels),
@@ -47,7 +47,7 @@ export function levelsFrom(levels: Map<number, number>, nsKind: string, namespac
 export async function projectGroupLevels(deps: ProjectsDeps, actor: Actor, r: ProjectRow): Promise<ProjectLevels> {
   const src = r.fork_source;
   const ids = [...groupIdsOf(r.ns_kind, r.namespace_id, r.share_links), ...(src ? groupIdsOf(src.ns_kind, src.namespace_id, src.share_links) : [])];
-  const levels = ids.length ? await groupAccessOf(deps.identity, actor, [...new Set(ids)]) : new Map<number, number>();
+  const levels = ids.length ? await groupAccessOf(deps, actor, [...new Set(ids)]) : new Map<number, number>();
   const own = levelsFrom(levels, r.ns_kind, r.namespace_id, r.share_links);
   return src ? { ...own, source: levelsFrom(levels, src.ns_kind, src.namespace_id, src.share_links) } : own;
 }

@@ -38,6 +38,9 @@ export const OFFSET_FILTERED = 'GET /projects offset page 25, visibility+order (
 
 export const SCENARIOS: Scenario[] = [
   { name: ID_READ, growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${id}`), c.rootToken) },
+  // Projects the member may read (seeded visibility cycles private/internal/public by id % 3; a member of every 200th):
+  // a signed-in non-administrator's read also needs their group levels (projects' group access cache).
+  { name: 'GET /projects/:id (member)', growth: true, load: (c) => cycling(c, spreadIds(c.size).filter((id) => id % 3 !== 0 || id % 200 === 0).map((id) => `/projects/${id}`), c.memberToken) },
   { name: 'GET /projects/:path', growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${pathOf(id, c.namespaces)}`), c.rootToken) },
   { name: 'GET /projects (admin)', growth: true, load: (c) => get(c, '/projects?per_page=20') },
   { name: 'GET /projects?membership=true (member)', growth: true, load: (c) => get(c, '/projects?membership=true&per_page=20', c.memberToken) },
