@@ -13,8 +13,8 @@ import { onRepositoryChanged } from './events/repository-consumer';
 import { onRepositoryImportStateChanged } from './events/repository-import-consumer';
 import { onRepositoryStatisticsChanged } from './events/repository-statistics-consumer';
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
-import { projectsService } from './grpc/projects-service';
-import { EncodedProjectCache, projectsServiceDefinition } from './grpc/encoded-projects';
+import { servedProjectsService } from './grpc/projects-service';
+import { EncodedProjectCache } from './grpc/encoded-projects';
 import { GroupAccessCache } from './cache/group-access-cache';
 import { subscribeToGroupAccessChanges } from './cache/group-access-subscription';
 import { migrateProjects } from './migrations';
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const purge = startDeletionPurge(deps, logger, config.PURGE_INTERVAL_MS);
   onShutdown('deletion purge', () => purge.stop());
 
-  const definition = projectsServiceDefinition(new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES));
+  const { definition, handlers } = servedProjectsService(deps, new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES));
   const grpc = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -83,11 +83,7 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.projects.v1.ProjectsService',
       definition,
-      implementation: bindService(
-        definition,
-        projectsService(deps),
-        { actorSecret: config.ACTOR_SECRET, logger },
-      ),
+      implementation: bindService(definition, handlers, { actorSecret: config.ACTOR_SECRET, logger }),
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));

@@ -5,8 +5,8 @@ import { customAttributesFilter } from '../domain/custom-attribute-rules';
 import type { CustomAttributeRow } from '../store/custom-attributes-store';
 import { shownCustomAttributes } from './custom-attributes';
 import { normalizeTopics } from '../domain/new-project';
-import { listProjects as listProjectRows } from '../store/projects-store';
-import type { ProjectRow } from '../store/project-rows';
+import { findProjectsByIds, listProjectPage, projectVersionsByIds } from '../store/projects-store';
+import type { ProjectRow, ProjectVersionRow } from '../store/project-rows';
 import { visibilityFromProto } from '../grpc/mappers';
 import type { ProjectsDeps } from './deps';
 import { groupAccessOf } from './group-access';
@@ -15,18 +15,32 @@ import { listingStatistics } from './project-extras';
 import type { StatisticsRow } from '../store/statistics-store';
 
 
+/** A listed project: its row, or an answer kept for its versions (`kept`), for which its row was not read. */
+export type ListedProject<K> = { row: ProjectRow; kept?: undefined } | { row?: undefined; kept: K };
+
+/**
+ * The answer kept for a project of these versions, as the caller sees it with this level in its (group) namespace, if
+ * any. Asked only of projects whose answer reads no other row (`self_contained`: no share link, so no share level).
+ */
+export type KeptAnswer<K> = (version: ProjectVersionRow, namespaceGroupAccess: number) => K | undefined;
+
 /**
  * GET /projects (and the user listings: `namespace_id` = the user's namespace, `starred_by_user_id`) for the caller:
  * what they may read, with their access through project membership, personal namespace, group namespaces and groups
  * the projects are shared with (one identity call for every group of the caller, signed-in non-administrators only;
  * one SQL page + one count; no count when `skip_count`, keyset).
+ *
+ * With `keptAnswer` (and neither statistics nor custom attributes asked), the page's projects are read as versions
+ * first, and only those without a kept answer as rows: a page seen before costs one statement of a few columns instead
+ * of the rows' select list, their parsing and their mapping.
  */
-export async function listProjects(
+export async function listProjects<K = never>(
   deps: ProjectsDeps,
   actor: Actor,
   req: projectsV1.ListProjectsRequest,
+  keptAnswer?: KeptAnswer<K>,
 ): Promise<{
-  rows: ProjectRow[]; groupAccess: ReadonlyMap<number, number>; total: number; customAttributes?: Map<number, CustomAttributeRow[]>;
+  page: ListedProject<K>[]; groupAccess: ReadonlyMap<number, number>; total: number; customAttributes?: Map<number, CustomAttributeRow[]>;
   /** Asked (`statistics`) and allowed (Reporter+ per project, administrators): one query for the page. */
   statistics: Map<number, StatisticsRow>;
 }> {
@@ -34,7 +48,10 @@ export async function listProjects(
   const groupAccess = await groupAccessOf(deps, actor, []);
   const ordering = resolveOrdering(req.orderBy, req.search, signedIn, actor.admin);
   const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
-  const { rows, total } = await listProjectRows(deps.pool, {
+  const load = keptAnswer && !req.statistics && !req.withCustomAttributes
+    ? (ids: string[]) => keptOrRead(deps, actor, ids, (v) => keptAnswer(v, groupAccess.get(v.namespace_id) ?? 0))
+    : async (ids: string[]): Promise<ListedProject<K>[]> => (await findProjectsByIds(deps.pool, callerId(actor), ids)).map((row) => ({ row }));
+  const { rows: page, total } = await listProjectPage(deps.pool, {
     callerId: callerId(actor),
     readScope: readScopeOf(actor),
     groupAccess: [...groupAccess].map(([namespaceId, level]) => ({ namespaceId, level })),
@@ -65,9 +82,24 @@ export async function listProjects(
     countLimit: req.skipCount ? 0 : deps.countLimit,
     sharedWithGroupId: req.sharedWithGroupId || undefined,
     forkedFromProjectId: req.forkedFromProjectId || undefined,
-  });
+  }, load);
+  const rows = page.flatMap((p) => (p.row ? [p.row] : []));
   const [customAttributes, statistics] = await Promise.all([
     shownCustomAttributes(deps, actor, req.withCustomAttributes, rows.map((r) => r.id)), listingStatistics(deps, actor, req.statistics, rows, groupAccess),
   ]);
-  return { rows, groupAccess, total, customAttributes, statistics };
+  return { page, groupAccess, total, customAttributes, statistics };
+}
+
+/** The page's projects in order: a kept answer where `kept` has one for their versions, else their rows (one statement). */
+async function keptOrRead<K>(deps: ProjectsDeps, actor: Actor, ids: string[], kept: (v: ProjectVersionRow) => K | undefined): Promise<ListedProject<K>[]> {
+  const versions = await projectVersionsByIds(deps.pool, callerId(actor), ids);
+  const answers = versions.map((v) => (v.self_contained ? kept(v) : undefined));
+  const unread = versions.filter((_, i) => answers[i] === undefined).map((v) => v.id);
+  const rows = new Map((unread.length ? await findProjectsByIds(deps.pool, callerId(actor), unread) : []).map((r) => [r.id, r]));
+  return versions.flatMap((v, i): ListedProject<K>[] => {
+    const answer = answers[i];
+    if (answer !== undefined) return [{ kept: answer }];
+    const row = rows.get(v.id);
+    return row ? [{ row }] : [];
+  });
 }

@@ -1,7 +1,7 @@
 import { projectsV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
 import type { ProjectRow } from '../store/project-rows';
-import { EncodedProjectCache, encodeListProjectsResponse, encodingKey, withEncodingKey } from './encoded-projects';
+import { EncodedProjectCache, encodeListProjectsResponse, encodingKey, keptProject, withEncodingKey } from './encoded-projects';
 
 const project = (id: number, name: string) => projectsV1.Project.fromPartial({ id, name, path: name, topics: ['a'], namespace: { id: 7, name: 'ns' } });
 const alice: Actor = { kind: 'user', id: 2, username: 'alice', admin: false, scopes: ['api'] };
@@ -30,6 +30,19 @@ describe('encoded projects', () => {
     expect(projectsV1.Project.decode(none.encode(withEncodingKey(project(1, 'x'), 'same'))).name).toBe('x');
     expect(projectsV1.Project.decode(none.encode(withEncodingKey(project(1, 'y'), 'same'))).name).toBe('y');
     expect(none.stats.entries).toBe(0);
+  });
+
+  it('writes a stand-in for a kept encoding as those bytes, in its place among projects encoded now', () => {
+    const cache = new EncodedProjectCache(1 << 20);
+    expect(cache.kept('k2')).toBeUndefined();
+    const bytes = cache.encode(withEncodingKey(project(2, 'b'), 'k2'));
+    const kept = cache.kept('k2');
+    expect(kept).toBe(bytes);
+    const standIn = keptProject(2, kept!);
+    expect(standIn.id).toBe(2);
+    const res = { projects: [project(1, 'a'), standIn, withEncodingKey(project(3, 'c'), 'k3')], total: 3 };
+    const expected = projectsV1.ListProjectsResponse.encode({ projects: [project(1, 'a'), project(2, 'b'), project(3, 'c')], total: 3 }).finish();
+    expect(encodeListProjectsResponse(res, cache)).toEqual(Buffer.from(expected));
   });
 
   it('keys a project by its row versions, the caller\'s membership and access; none when it reads other rows or extras', () => {

@@ -3,7 +3,7 @@ import { Counter } from 'prom-client';
 import { BinaryWriter, projectsV1 } from '@glp/proto';
 import { registry, type Actor } from '@glp/service-kit';
 import type { ProjectLevels } from '../app/read-project';
-import type { ProjectRow } from '../store/project-rows';
+import type { ProjectVersionRow } from '../store/project-rows';
 
 const lookups = new Counter({
   name: 'glp_projects_encoded_projects_total',
@@ -16,8 +16,13 @@ const misses = lookups.labels('miss');
 
 /** Where a listed Project carries the key its encoding is kept under (absent: encoded every time). */
 const ENCODING_KEY: unique symbol = Symbol('encodingKey');
+/** Where a listed Project stands for an encoding already kept (keptProject): the bytes the serializer writes. */
+const KEPT_BYTES: unique symbol = Symbol('keptBytes');
 
-type Keyed = projectsV1.Project & { [ENCODING_KEY]?: string };
+type Keyed = projectsV1.Project & { [ENCODING_KEY]?: string; [KEPT_BYTES]?: Uint8Array };
+
+/** The prototype of stand-ins (keptProject): their fields read as a Project's defaults (not frozen: a frozen prototype's fields cannot be set on the stand-in). */
+const EMPTY_PROJECT: projectsV1.Project = projectsV1.Project.fromPartial({});
 
 /**
  * The key under which a listed project's encoding may be kept: everything `toProtoProject(row, actor, levels)` reads.
@@ -30,7 +35,7 @@ type Keyed = projectsV1.Project & { [ENCODING_KEY]?: string };
  * None (encoded every time) for a project whose answer reads other rows: group links (their groups' names, their
  * expiry), a fork source, an import source; or that carries statistics or custom attributes.
  */
-export function encodingKey(row: ProjectRow, actor: Actor, levels: ProjectLevels, withExtras: boolean): string | undefined {
+export function encodingKey(row: ProjectVersionRow, actor: Actor, levels: Pick<ProjectLevels, 'groupAccess' | 'shareAccess'>, withExtras: boolean): string | undefined {
   if (withExtras || !row.self_contained) return undefined;
   return `${row.id}:${row.row_version}:${row.namespace_version}:${row.member_access}|${actor.kind}:${actor.id}:${actor.admin ? 1 : 0}:${actor.external ? 1 : 0}|${levels.groupAccess}:${levels.shareAccess}`;
 }
@@ -39,6 +44,19 @@ export function encodingKey(row: ProjectRow, actor: Actor, levels: ProjectLevels
 export function withEncodingKey(project: projectsV1.Project, key: string | undefined): projectsV1.Project {
   if (key !== undefined) (project as Keyed)[ENCODING_KEY] = key;
   return project;
+}
+
+/**
+ * A stand-in for a listed project whose encoding was found kept (EncodedProjectCache.kept), holding those bytes: the
+ * ListProjects serializer of projectsServiceDefinition writes them as they are. Its fields read as an empty Project's
+ * but its id, so it must only be answered through that serializer (projects-service.ts `servedProjectsService` pairs
+ * the handlers that make stand-ins with it).
+ */
+export function keptProject(id: number, bytes: Uint8Array): projectsV1.Project {
+  const standIn = Object.create(EMPTY_PROJECT) as Keyed;
+  standIn.id = id;
+  standIn[KEPT_BYTES] = bytes;
+  return standIn;
 }
 
 /**
@@ -56,8 +74,22 @@ export class EncodedProjectCache {
       : undefined;
   }
 
-  /** The project's encoding: kept under its key, or encoded now (and kept when it has a key). */
+  /** False when configured to keep nothing. */
+  get enabled(): boolean {
+    return this.lru !== undefined;
+  }
+
+  /** The encoding kept under `key`, if any (a listing then need not read the project's row: keptProject). */
+  kept(key: string): Uint8Array | undefined {
+    const bytes = this.lru?.get(key);
+    if (bytes !== undefined) hits.inc();
+    return bytes;
+  }
+
+  /** The project's encoding: a stand-in's bytes, the one kept under its key, or encoded now (and kept when it has a key). */
   encode(project: projectsV1.Project): Uint8Array {
+    const pinned = (project as Keyed)[KEPT_BYTES];
+    if (pinned !== undefined) return pinned;
     const key = (project as Keyed)[ENCODING_KEY];
     if (!this.lru || key === undefined) return projectsV1.Project.encode(project).finish();
     let bytes = this.lru.get(key);

@@ -17,7 +17,7 @@ import { sharingService } from './sharing-service';
 import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
 import { toProtoProject } from './mappers';
-import { encodingKey, withEncodingKey } from './encoded-projects';
+import { encodingKey, keptProject, projectsServiceDefinition, withEncodingKey, type EncodedProjectCache } from './encoded-projects';
 import { updateService } from './update-service';
 import { avatarService } from './avatar-service';
 
@@ -57,8 +57,22 @@ async function projectAnswer(deps: ProjectsDeps, actor: Actor, req: projectsV1.G
 
 const page = (p: number, perPage: number) => ({ page: Math.max(1, p || 1), perPage: Math.min(100, Math.max(1, perPage || 20)) });
 
-/** gRPC adapters of the projects service: decode, call the use case (app/), encode. */
-export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.ProjectsServiceServer> {
+/**
+ * What main.ts serves: the handlers, whose listings answer projects seen before by their kept encodings (stand-ins that
+ * carry the bytes), and the definition whose ListProjects serializer writes those bytes. Always the two together.
+ */
+export function servedProjectsService(deps: ProjectsDeps, encodings: EncodedProjectCache): {
+  definition: ReturnType<typeof projectsServiceDefinition>; handlers: AsyncService<projectsV1.ProjectsServiceServer>;
+} {
+  return { definition: projectsServiceDefinition(encodings), handlers: projectsService(deps, encodings) };
+}
+
+/**
+ * gRPC adapters of the projects service: decode, call the use case (app/), encode. With `encodings`, ListProjects
+ * answers stand-ins for the projects whose encodings are kept, which only projectsServiceDefinition's serializer writes
+ * (servedProjectsService); without, every listed project is read and mapped.
+ */
+export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCache): AsyncService<projectsV1.ProjectsServiceServer> {
   return {
     ...deletionService(deps),
     ...transferService(deps),
@@ -109,16 +123,24 @@ export function projectsService(deps: ProjectsDeps): AsyncService<projectsV1.Pro
     },
 
     async listProjects(req, ctx) {
-      const { rows, groupAccess, total, customAttributes, statistics } = await listProjects(deps, ctx.actor, req);
+      const actor = ctx.actor;
+      const kept = encodings?.enabled && ((v: Parameters<typeof encodingKey>[0], groupAccess: number) => {
+        const key = encodingKey(v, actor, { groupAccess, shareAccess: 0 }, false);
+        const bytes = key === undefined ? undefined : encodings.kept(key);
+        return bytes === undefined ? undefined : keptProject(v.id, bytes);
+      });
+      const { page, groupAccess, total, customAttributes, statistics } = await listProjects(deps, actor, req, kept || undefined);
       return {
-        projects: attachCustomAttributes(rows.map((r) => {
+        projects: attachCustomAttributes(page.map((listed) => {
+          if (listed.kept !== undefined) return listed.kept;
+          const r = listed.row;
           const levels = {
             groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess),
             source: r.fork_source ? levelsFrom(groupAccess, r.fork_source.ns_kind, r.fork_source.namespace_id, r.fork_source.share_links) : undefined,
           };
           const stats = statistics.get(r.id);
-          const key = encodingKey(r, ctx.actor, levels, stats !== undefined || customAttributes !== undefined);
-          return withEncodingKey(toProtoProject(r, ctx.actor, levels, { statistics: stats }), key);
+          const key = encodingKey(r, actor, levels, stats !== undefined || customAttributes !== undefined);
+          return withEncodingKey(toProtoProject(r, actor, levels, { statistics: stats }), key);
         }), customAttributes),
         total,
       };

@@ -140,6 +140,14 @@ const IMPORT_SOURCE = `CASE WHEN p.import_source_count > 0 THEN (SELECT json_bui
          FROM project_import_sources i WHERE i.project_id = p.id) END`;
 
 /**
+ * What a listed project's kept encoding is keyed by (grpc/encoded-projects.ts `encodingKey`): the caller's membership
+ * level, the project's and its namespace's row versions, and whether its answer reads no other row. PROJECT_SELECT and
+ * PROJECT_VERSION_SELECT read them with these same expressions, so a key made from either names the same content.
+ */
+const VERSION_COLUMNS = `COALESCE(m.access_level, 0) AS member_access, p.xmin::text AS row_version, n.xmin::text AS namespace_version,
+         p.group_link_count + p.fork_source_count + p.import_source_count = 0 AS self_contained`;
+
+/**
  * A project's row as ProjectRow (`$1` the caller). Its group links, fork source and import source are read only for a
  * project that has some (the counts of migration 0019): most projects have none, and each was an index probe.
  */
@@ -150,11 +158,15 @@ export const PROJECT_SELECT = `
          p.created_at, p.updated_at, p.last_activity_at,
          n.name AS ns_name, n.path AS ns_path, n.kind AS ns_kind, n.full_path AS ns_full_path, n.parent_id AS ns_parent_id,
          n.owner_id AS ns_owner_id, n.owner_username, n.owner_name, n.owner_state,
-         COALESCE(m.access_level, 0) AS member_access,
          CASE WHEN p.group_link_count > 0 THEN COALESCE((SELECT json_agg(json_build_object('group_id', l.group_id, 'group_access', l.group_access,
                      'expires_at', to_char(l.expires_at, 'YYYY-MM-DD'), 'group_name', g.name, 'group_full_path', g.full_path) ORDER BY l.group_id)
                    FROM project_group_links l LEFT JOIN namespaces g ON g.id = l.group_id
                    WHERE l.project_id = p.id AND (l.expires_at IS NULL OR l.expires_at > current_date)), '[]') ELSE '[]' END AS share_links,
          p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source,
-         ${IMPORT_SOURCE} AS import_source, p.xmin::text AS row_version, n.xmin::text AS namespace_version,
-         p.group_link_count + p.fork_source_count + p.import_source_count = 0 AS self_contained${PROJECT_FROM}`;
+         ${IMPORT_SOURCE} AS import_source, ${VERSION_COLUMNS}${PROJECT_FROM}`;
+
+/** A project's versions as ProjectVersionRow (`$1` the caller): what a kept encoding of it is looked up by. */
+export const PROJECT_VERSION_SELECT = `SELECT p.id, p.namespace_id, ${VERSION_COLUMNS}${PROJECT_FROM}`;
+
+/** What a listed project's kept encoding is keyed by, read without the rest of its row (PROJECT_VERSION_SELECT). */
+export type ProjectVersionRow = Pick<ProjectRow, 'id' | 'namespace_id' | 'member_access' | 'row_version' | 'namespace_version' | 'self_contained'>;

@@ -3,8 +3,8 @@ import { createPool, type Pool } from '@glp/db';
 import { projectsV1 } from '@glp/proto';
 import type { Actor, CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
-import { EncodedProjectCache, projectsServiceDefinition } from '../../src/grpc/encoded-projects';
-import { projectsService } from '../../src/grpc/projects-service';
+import { EncodedProjectCache } from '../../src/grpc/encoded-projects';
+import { projectsService, servedProjectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
 import { noGroupsIdentity } from './identity-stub';
@@ -33,6 +33,8 @@ describe('ListProjects with kept encodings', () => {
   let service: ReturnType<typeof projectsService>;
   const cache = new EncodedProjectCache(1024 * 1024);
   const ids: number[] = [];
+  /** The names of the statements the served service ran (named ones; others as 'unnamed'). */
+  const statements: string[] = [];
 
   /** The answer through the server (kept encodings) and the use case's own answer encoded afresh, both decoded. */
   const both = async (actor: Actor, r: Partial<projectsV1.ListProjectsRequest> = {}) => {
@@ -50,8 +52,19 @@ describe('ListProjects with kept encodings', () => {
     const { databaseUrl } = infraFromEnv();
     await migrateProjects(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
+    // The answers encoded afresh come from a service without the cache; the served one reads its statements through a
+    // pool that notes their names.
     service = projectsService({ pool, identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 });
-    grpc = await startProjectsGrpc(service, { actorSecret: SECRET, definition: projectsServiceDefinition(cache) });
+    const noting = new Proxy(pool, {
+      get: (target, key) => (key === 'query'
+        ? (q: unknown, v?: unknown[]) => {
+          statements.push(typeof q === 'object' && q !== null && 'name' in q ? String(q.name) : 'unnamed');
+          return target.query(q as string, v);
+        }
+        : Reflect.get(target, key, target)),
+    });
+    const served = servedProjectsService({ pool: noting, identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 }, cache);
+    grpc = await startProjectsGrpc(served.handlers, { actorSecret: SECRET, definition: served.definition });
     client = grpc.client;
     await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
     await upsertNamespace(pool, { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
@@ -70,8 +83,12 @@ describe('ListProjects with kept encodings', () => {
     expect(first.projects.map((p) => p.name)).toEqual(['one', 'two', 'three']);
     const kept = cache.stats.entries;
     expect(kept).toBe(3);
+    statements.length = 0;
     await expectFresh(alice);
     expect(cache.stats.entries).toBe(kept);
+    // Seen before: the page's versions are read, not its rows.
+    expect(statements).toContain('project_versions_by_ids');
+    expect(statements).not.toContain('project_rows_by_ids');
     // Other callers, other entries: their access differs (alice owns the namespace; bob and the anonymous caller do not).
     const forBob = await expectFresh(bob);
     expect(forBob.projects.map((p) => [p.callerAccessLevel, p.runnersToken])).toEqual([[0, ''], [0, ''], [0, '']]);
@@ -83,7 +100,9 @@ describe('ListProjects with kept encodings', () => {
 
   it('answers a changed project, namespace or membership as it now is', async () => {
     await service.updateProject(projectsV1.UpdateProjectRequest.fromPartial({ project: { selector: { $case: 'id', value: ids[0] } }, name: 'one renamed' }), ctx(alice));
-    expect((await expectFresh(alice)).projects[0]?.name).toBe('one renamed');
+    statements.length = 0;
+    expect((await expectFresh(alice)).projects.map((p) => p.name)).toEqual(['one renamed', 'two', 'three']);
+    expect(statements.filter((n) => n === 'project_rows_by_ids')).toHaveLength(1); // the changed one's row, beside two kept
     await upsertNamespace(pool, { id: 10, name: 'Alice Renamed', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice Renamed', owner_state: 'active', version: 2 });
     expect((await expectFresh(bob)).projects.map((p) => p.namespace?.name)).toEqual(['Alice Renamed', 'Alice Renamed', 'Alice Renamed']);
     await pool.query('INSERT INTO project_members (project_id, user_id, access_level, created_by) VALUES ($1, $2, 30, $3)', [ids[1], bob.id, alice.id]);
