@@ -16,7 +16,8 @@ esac
 main=${APP_DIR:-/app}/apps/$SERVICE/dist/main.js
 
 case "$role" in
-  serve) exec node "$main" "$@" ;;
+  # --no-memory-reducer: as deploy/local/services.sh SERVICE_NODE_FLAGS (an idle process's heap is not shrunk).
+  serve) exec node --no-memory-reducer "$main" "$@" ;;
   migrate)
     if [ "$SERVICE" = gateway ]; then echo "entrypoint: gateway has no migrations"; exit 0; fi
     exec node "$main" migrate ;;

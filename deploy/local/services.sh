@@ -11,3 +11,9 @@ SERVICES=(
   "push-rules apps/push-rules/dist/main.js"
   "gateway apps/gateway/dist/main.js"
 )
+
+# Node flags every service runs with (also libs/testing/src/stack.ts SERVICE_NODE_FLAGS, deploy/docker/entrypoint.sh).
+# --no-memory-reducer: V8 shrinks an idle process's heap to its live size; under the next load a major GC then ran
+# every ~0.2 s instead of ~2 s for tens of seconds, and the gateway's CPU per listing doubled (1.0-1.2 -> 2.1-2.4 ms,
+# bench/README.md). Each process keeps the heap its load grew instead.
+SERVICE_NODE_FLAGS=(--no-memory-reducer)

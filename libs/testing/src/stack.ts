@@ -9,6 +9,13 @@ import { infraFromEnv, REPO_ROOT } from './infra';
 import { dropSchemas, uniqueName } from './isolation';
 import { registerSecret, stackLogFile } from './secret-registry';
 
+/**
+ * Node flags every service runs with, as deploy/local/services.sh SERVICE_NODE_FLAGS (npm start) and the image's
+ * entrypoint: `--no-memory-reducer` keeps V8 from shrinking an idle process's heap, after which the next load ran a major
+ * GC every ~0.2 s and doubled the gateway's CPU per listing for tens of seconds (bench/README.md).
+ */
+export const SERVICE_NODE_FLAGS = ['--no-memory-reducer'];
+
 export interface RunningStack {
   /** e.g. http://127.0.0.1:41234 */
   url: string;
@@ -124,7 +131,7 @@ export async function startStack(
     registerSecret(env.GITLAB_ROOT_PASSWORD, `${id} GITLAB_ROOT_PASSWORD`);
   }
   const spawnService = (s: ServiceSpec): ChildProcess => {
-    const child = spawn(process.execPath, [s.main], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, s.main], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...common, ...s.env },
       stdio: ['ignore', 'pipe', 'pipe'],
