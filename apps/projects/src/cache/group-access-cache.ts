@@ -22,8 +22,8 @@ export interface GroupAccessCacheOptions {
 
 /**
  * Users' group levels (identity's GetUserGroupAccess for every group), kept in this process for `ttlMs` so that a
- * signed-in user's reads and listings do not each ask identity (a call cost identity ~0.5 ms and PostgreSQL ~0.4 ms of
- * CPU, bench/README.md). identity publishes whose levels changed after each commit and before it answers
+ * signed-in user's reads and listings do not each ask identity (a call cost identity 0.32–0.46 ms and PostgreSQL
+ * ~0.45 ms of CPU, bench/README.md). identity publishes whose levels changed after each commit and before it answers
  * (groupAccessInvalidationChannel); `invalidate` drops them. Levels are kept only while that subscription is live
  * (`setLive`): without it a change could go unseen, so every look-up asks identity, as before the cache. A look-up
  * that was in flight when an invalidation came is answered but not kept, and later callers do not join it.
