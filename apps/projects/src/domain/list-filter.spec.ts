@@ -62,19 +62,31 @@ describe('listing rules', () => {
     };
 
     it('is the visibilities every caller of the read scope reads, within the visibility and archived filters', () => {
-      expect(countLowerBound({ ...base, readScope: 'all' })).toEqual({ visibilities: ['private', 'internal', 'public'], archived: undefined });
-      expect(countLowerBound(base)).toEqual({ visibilities: ['internal', 'public'], archived: undefined });
-      expect(countLowerBound({ ...base, readScope: 'external' })).toEqual({ visibilities: ['public'], archived: undefined });
-      expect(countLowerBound({ ...base, readScope: 'public', callerId: 0, groupAccess: [] })).toEqual({ visibilities: ['public'], archived: undefined });
-      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'internal', archived: false })).toEqual({ visibilities: ['internal'], archived: false });
-      expect(countLowerBound({ ...base, visibility: 'public', archived: true })).toEqual({ visibilities: ['public'], archived: true });
+      expect(countLowerBound({ ...base, readScope: 'all' })).toEqual({ visibilities: ['private', 'internal', 'public'], archived: undefined, exact: true });
+      expect(countLowerBound(base)).toEqual({ visibilities: ['internal', 'public'], archived: undefined, exact: false });
+      expect(countLowerBound({ ...base, readScope: 'external' })).toEqual({ visibilities: ['public'], archived: undefined, exact: false });
+      expect(countLowerBound({ ...base, readScope: 'public', callerId: 0, groupAccess: [] })).toEqual({ visibilities: ['public'], archived: undefined, exact: true });
+      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'internal', archived: false })).toEqual({ visibilities: ['internal'], archived: false, exact: true });
+      expect(countLowerBound({ ...base, visibility: 'public', archived: true })).toEqual({ visibilities: ['public'], archived: true, exact: true });
+    });
+
+    it('is the count itself only where the caller\'s own projects cannot add one', () => {
+      // An administrator reads every project; an anonymous caller owns none.
+      expect(countLowerBound({ ...base, readScope: 'all', archived: true })?.exact).toBe(true);
+      expect(countLowerBound({ ...base, readScope: 'public', callerId: 0, groupAccess: [], archived: false })?.exact).toBe(true);
+      // A visibility every caller of the scope reads: the caller's own projects of it are among them already.
+      expect(countLowerBound({ ...base, visibility: 'internal' })?.exact).toBe(true);
+      expect(countLowerBound({ ...base, readScope: 'external', visibility: 'public' })?.exact).toBe(true);
+      // Without one, a signed-in or external user's private (and, external, internal) projects add to the bound.
+      expect(countLowerBound({ ...base, archived: false })?.exact).toBe(false);
+      expect(countLowerBound({ ...base, readScope: 'external', groupAccess: [] })?.exact).toBe(false);
     });
 
     it('is none where the scope does not read the asked visibility whatever the memberships', () => {
       expect(countLowerBound({ ...base, visibility: 'private' })).toBeUndefined();
       expect(countLowerBound({ ...base, readScope: 'external', visibility: 'internal' })).toBeUndefined();
       expect(countLowerBound({ ...base, readScope: 'public', visibility: 'private' })).toBeUndefined();
-      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'private' })).toEqual({ visibilities: ['private'], archived: undefined });
+      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'private' })).toEqual({ visibilities: ['private'], archived: undefined, exact: true });
     });
 
     it('is none under any filter that narrows the listing ("" is a repository_storage filter too)', () => {
@@ -88,7 +100,7 @@ describe('listing rules', () => {
     });
 
     it('ignores ordering, paging, an empty custom attribute list and the caller\'s own groups, which cannot remove a project', () => {
-      const expected = { visibilities: ['internal', 'public'], archived: undefined };
+      const expected = { visibilities: ['internal', 'public'], archived: undefined, exact: false };
       expect(countLowerBound({ ...base, orderBy: 'name', sort: 'asc', page: 1, perPage: 100, customAttributes: [], groupAccess: [] })).toEqual(expected);
       expect(countLowerBound({ ...base, similarityTo: 'x', searchNamespaces: true, namespaceId: 0, idAfter: 0 })).toEqual(expected);
     });

@@ -86,6 +86,12 @@ export interface CountLowerBound {
   visibilities: VisibilityLevel[];
   /** Only archived (true) or only unarchived (false) projects; undefined: both. */
   archived?: boolean;
+  /**
+   * The listing matches exactly these groups, so their sum is its count: nothing the caller is a member of can add a
+   * project (an administrator reads every project; an anonymous caller only public ones; a `visibility` the scope
+   * reads whatever the memberships holds every project of it already).
+   */
+  exact: boolean;
 }
 
 /**
@@ -112,7 +118,7 @@ const inUse = (v: unknown) => v !== undefined && v !== false && v !== 0 && !(Arr
  * whatever the caller's memberships (all three for an administrator; internal and public for a signed-in user; public
  * for an external user or anonymous), within that visibility and archived state; the caller's own projects can only
  * add to that. When the bound passes GitLab's count cap, the capped count is not needed: its answer, "more than the
- * cap", is known.
+ * cap", is known. Where the caller's own projects cannot add any (`exact`), the bound is the count at every size.
  */
 export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
   for (const [key, effect] of Object.entries(FILTER_EFFECT)) {
@@ -121,7 +127,8 @@ export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
   const readable = READABLE_BY_ALL[f.readScope];
   const visibilities = f.visibility ? readable.filter((v) => v === f.visibility) : [...readable];
   if (visibilities.length === 0) return undefined;
-  return { visibilities, archived: f.archived };
+  const exact = f.readScope === 'all' || f.readScope === 'public' || f.visibility !== undefined;
+  return { visibilities, archived: f.archived, exact };
 }
 
 export function readScopeOf(actor: Actor): ListFilter['readScope'] {

@@ -138,13 +138,15 @@ describe('listing counts', () => {
     }
   });
 
-  it('skips the count walk only when the bound passes the cap, and every total stays GitLab\'s', async () => {
+  it('skips the count walk where the bound passes the cap or is the count, and every total stays GitLab\'s', async () => {
     // 4 public, 2 internal, 2 private (alice's); the cap is 3.
     expect(await totalOf(capped, root, {})).toEqual({ total: -1, walks: 0, projects: 2 }); // 8 > 3: bound
     expect(await totalOf(capped, root, { visibility: PUBLIC })).toEqual({ total: -1, walks: 0, projects: 2 }); // 4 > 3
-    expect(await totalOf(capped, root, { visibility: INTERNAL })).toEqual({ total: 2, walks: 1, projects: 2 }); // 2 ≤ 3: counted
+    // An administrator's bound is the count: 2 ≤ 3 is the total, without a walk. So is a signed-in user's for a
+    // visibility every signed-in user reads.
+    expect(await totalOf(capped, root, { visibility: INTERNAL })).toEqual({ total: 2, walks: 0, projects: 2 });
+    expect(await totalOf(capped, bob, { visibility: INTERNAL })).toEqual({ total: 2, walks: 0, projects: 2 });
     expect(await totalOf(capped, alice, {})).toEqual({ total: -1, walks: 0, projects: 2 }); // public + internal 6 > 3
-    expect(await totalOf(capped, bob, { visibility: INTERNAL })).toEqual({ total: 2, walks: 1, projects: 2 });
     // Private projects are not readable by every signed-in user: no bound, the walk counts what the caller may see.
     expect(await totalOf(capped, alice, { visibility: PRIVATE })).toEqual({ total: 2, walks: 1, projects: 2 });
     expect(await totalOf(capped, bob, { visibility: PRIVATE })).toEqual({ total: 0, walks: 1, projects: 0 });
@@ -158,32 +160,40 @@ describe('listing counts', () => {
     expect(await totalOf(capped, root, { topics: ['none'] })).toEqual({ total: 0, walks: 1, projects: 0 });
     // Archived: one of the four public projects.
     await pool.query(`UPDATE projects SET archived = true WHERE name = 'pub 3'`);
-    expect(await totalOf(capped, root, { visibility: PUBLIC, archived: false })).toEqual({ total: 3, walks: 1, projects: 2 });
-    expect(await totalOf(capped, root, { visibility: PUBLIC, archived: true })).toEqual({ total: 1, walks: 1, projects: 1 });
+    expect(await totalOf(capped, root, { visibility: PUBLIC, archived: false })).toEqual({ total: 3, walks: 0, projects: 2 });
+    expect(await totalOf(capped, root, { visibility: PUBLIC, archived: true })).toEqual({ total: 1, walks: 0, projects: 1 });
     expect(await totalOf(capped, root, { visibility: PUBLIC })).toEqual({ total: -1, walks: 0, projects: 2 });
-    // Without the cap in play, every total is the exact count.
-    expect(await totalOf(exact, root, {})).toMatchObject({ total: 8, walks: 1 });
+    expect(await totalOf(capped, anon, { archived: true })).toEqual({ total: 1, walks: 0, projects: 1 });
+    // Without the cap in play, every total is the exact count; a signed-in user's own private projects are walked.
+    expect(await totalOf(exact, root, {})).toMatchObject({ total: 8, walks: 0 });
     expect(await totalOf(exact, alice, {})).toMatchObject({ total: 8, walks: 1 }); // her private ones too
     expect(await totalOf(exact, bob, {})).toMatchObject({ total: 6, walks: 1 });
-    expect(await totalOf(exact, anon, {})).toMatchObject({ total: 4, walks: 1 });
+    expect(await totalOf(exact, anon, {})).toMatchObject({ total: 4, walks: 0 });
+    expect(await totalOf(exact, alice, { visibility: PUBLIC })).toMatchObject({ total: 4, walks: 0 });
+    // A project pending deletion is in neither the listing nor the counters; a page past the end reads no rows.
+    await pool.query(`UPDATE projects SET pending_delete = true WHERE name = 'pub 1'`);
+    expect(await totalOf(exact, root, {})).toMatchObject({ total: 7, walks: 0 });
+    expect(await totalOf(exact, anon, { visibility: PUBLIC, page: 9 })).toEqual({ total: 3, walks: 0, projects: 0 });
+    await pool.query(`UPDATE projects SET pending_delete = false WHERE name = 'pub 1'`);
   });
 
   it('reads a bound that stayed within the cap again only after 10 s, walking meanwhile, and totals stay exact', async () => {
-    // internal, unarchived: 2 projects, within the cap of 3. A key no earlier test read.
+    // An external user's unarchived listing: public projects (3 unarchived), within the cap of 3, plus any of the
+    // caller's own, so not the count itself. A key no earlier test read.
     const sent = async (r: Partial<projectsV1.ListProjectsRequest>) => {
-      const { total, bounds, walks } = await probe(capped, root, r);
+      const { total, bounds, walks } = await probe(capped, ext, r);
       return { total, bounds, walks };
     };
-    const internalLive = { visibility: INTERNAL, archived: false };
-    expect(await sent(internalLive)).toEqual({ total: 2, bounds: 1, walks: 1 });
-    expect(await sent(internalLive)).toEqual({ total: 2, bounds: 0, walks: 1 }); // within the cap a moment ago: straight to the walk
-    for (const n of [3, 4, 5]) await make(bob, `int ${n}`, INTERNAL);
-    expect(await sent(internalLive)).toEqual({ total: -1, bounds: 0, walks: 1 }); // past the cap now: the walk says so
+    const live = { archived: false };
+    expect(await sent(live)).toEqual({ total: 3, bounds: 1, walks: 1 });
+    expect(await sent(live)).toEqual({ total: 3, bounds: 0, walks: 1 }); // within the cap a moment ago: straight to the walk
+    for (const n of [4, 5]) await make(bob, `pub ${n}`, PUBLIC);
+    expect(await sent(live)).toEqual({ total: -1, bounds: 0, walks: 1 }); // past the cap now: the walk says so
     const now = Date.now();
     const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 10_001);
     try {
-      expect(await sent(internalLive)).toEqual({ total: -1, bounds: 1, walks: 0 }); // read again: 5 > 3, no walk
-      expect(await sent(internalLive)).toEqual({ total: -1, bounds: 1, walks: 0 }); // a bound past the cap is read every time
+      expect(await sent(live)).toEqual({ total: -1, bounds: 1, walks: 0 }); // read again: 5 > 3, no walk
+      expect(await sent(live)).toEqual({ total: -1, bounds: 1, walks: 0 }); // a bound past the cap is read every time
     } finally {
       clock.mockRestore();
     }
