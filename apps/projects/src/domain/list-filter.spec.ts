@@ -1,5 +1,5 @@
 import {
-  anonymousMatchesNothing, countLowerBound, type ListFilter, featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
+  anonymousMatchesNothing, countLowerBound, countsCallerProjectsAlone, type ListFilter, featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
 } from './list-filter';
 
 describe('listing rules', () => {
@@ -97,6 +97,18 @@ describe('listing rules', () => {
         { none: true }, { repositoryStorage: 'default' }, { repositoryStorage: '' }, { customAttributes: [{ key: 'k', value: 'v' }] },
       ];
       for (const over of narrowing) expect([over, countLowerBound({ ...base, readScope: 'all', ...over })]).toEqual([over, undefined]);
+    });
+
+    it('counts a listing of the caller\'s projects from their sources only when nothing else filters it', () => {
+      const mine = { ...base, membership: true };
+      expect(countsCallerProjectsAlone(mine)).toBe(true);
+      expect(countsCallerProjectsAlone({ ...mine, readScope: 'all', orderBy: 'name', page: 3, customAttributes: [] })).toBe(true);
+      expect(countsCallerProjectsAlone(base)).toBe(false);
+      const others: Partial<ListFilter>[] = [
+        { visibility: 'private' }, { archived: false }, { owned: true }, { minAccessLevel: 30 }, { topics: ['t'] }, { starredBy: [7] },
+        { search: { kind: 'exact', value: 'ab' } }, { namespaceId: 5 }, { none: true }, { repositoryStorage: '' }, { idAfter: 3 },
+      ];
+      for (const over of others) expect([over, countsCallerProjectsAlone({ ...mine, ...over })]).toEqual([over, false]);
     });
 
     it('ignores ordering, paging, an empty custom attribute list and the caller\'s own groups, which cannot remove a project', () => {

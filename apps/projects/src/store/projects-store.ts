@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
 import type { ProjectPatch } from '../domain/project-edit';
 import {
-  countLowerBound, FEATURE_LEVELS, featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, STATISTICS_ORDER_BY, type CountLowerBound,
+  countLowerBound, countsCallerProjectsAlone, FEATURE_LEVELS, featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, STATISTICS_ORDER_BY, type CountLowerBound,
   type ListFilter, type SearchFilter,
 } from '../domain/list-filter';
 import { containerPolicyNextRunsAt, touchesContainerPolicy } from '../domain/project-settings';
@@ -87,8 +87,11 @@ const featureLevel = (key: 'issuesAccessLevel' | 'mergeRequestsAccessLevel') => 
 /** An unexpired share link `l` (expires_at is exclusive, as for memberships). */
 const LINK_ACTIVE = '(l.expires_at IS NULL OR l.expires_at > current_date)';
 
-/** WHERE clause for a listing (`$1` = caller id), built only from fixed SQL and bound values. */
-function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
+/**
+ * WHERE clause for a listing (`$1` = caller id), built only from fixed SQL and bound values; with `membership`, also
+ * the caller's projects as a SELECT of ids (with repeats, and those pending deletion), over the same values.
+ */
+function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProjects?: string } {
   const values: unknown[] = [f.callerId];
   const bind = (v: unknown) => `$${values.push(v)}`;
   const where = ['NOT p.pending_delete'];
@@ -156,9 +159,11 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
   // projects shared with their groups) with row estimates from the statistics, or test per row with a hash. As an OR of
   // `= ANY(array)` it walked the ordering index testing every project against the whole array (5,000 memberships at
   // 1,000,000 projects: p50 66.7 ms at one connection).
+  let callerProjects: string | undefined;
   if (f.membership) {
     const sources = [myMemberships, `SELECT po.id FROM projects po WHERE po.namespace_id IN (${myNamespaces})`, ...myGroupSources];
-    where.push(`p.id IN (${sources.join(' UNION ALL ')})`);
+    callerProjects = sources.join(' UNION ALL ');
+    where.push(`p.id IN (${callerProjects})`);
   }
   if (f.minAccessLevel !== undefined) where.push(`${callerLevel()} >= ${bind(f.minAccessLevel)}`);
   if (f.namespaceId) where.push(`p.namespace_id = ${bind(f.namespaceId)}`);
@@ -196,7 +201,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[] } {
       : `(${always} OR (${featureLevel(key)} = 'private' AND ${callerLevel()} >= ${bind(rule.privateForLevel)}))`);
   }
   if (f.search) where.push(searchWhere(f.search, f.searchNamespaces, bind));
-  return { sql: where.join(' AND '), values };
+  return { sql: where.join(' AND '), values, callerProjects };
 }
 
 /** Projects whose namespace matches `condition` (on namespaces `ns`): the matching ids computed once (an InitPlan). */
@@ -283,7 +288,7 @@ export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows
  * ids (in the listing's order; it may leave out ids, as a row deleted meanwhile is left out), beside the count.
  */
 export async function listProjectPage<T>(db: Queryable, f: ListFilter, load: (ids: string[]) => Promise<T[]>): Promise<{ rows: T[]; total: number }> {
-  const { sql, values } = listWhere(f);
+  const { sql, values, callerProjects } = listWhere(f);
   const totalOf = (n: number | undefined) => (f.countLimit <= 0 || n === undefined || n > f.countLimit ? -1 : n);
   if (f.search) {
     // A search's matches first (SEARCH_SET_LIMIT), as one row: their number up to the limit + 1, and their ids when
@@ -319,9 +324,28 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, load: (id
     const [rows, n] = await Promise.all([ids.length ? load(ids) : [], passes ? f.countLimit + 1 : cappedCount(db, f, sql, values)]);
     return { rows, total: totalOf(n) };
   }
-  const count = f.countLimit > 0 ? cappedCount(db, f, sql, values) : undefined;
+  const count = f.countLimit <= 0 ? undefined
+    : callerProjects && countsCallerProjectsAlone(f) ? callerProjectsCount(db, f, callerProjects, values)
+    : cappedCount(db, f, sql, values);
   const [rows, n] = await Promise.all([pageOf(db, f, sql, values, load), count]);
   return { rows, total: totalOf(n) };
+}
+
+/**
+ * The count of a listing of the caller's projects alone (countsCallerProjectsAlone), up to the cap + 1: the distinct
+ * ids their sources name (memberships, personal namespace, groups, group shares; every id is a project's, by their
+ * foreign keys) that are not pending deletion, tested against the few that are (projects_pending_delete_idx, 0020)
+ * instead of probing every project.
+ */
+async function callerProjectsCount(db: Queryable, f: ListFilter, callerProjects: string, values: unknown[]): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT DISTINCT c.id FROM (${callerProjects}) AS c (id)
+       WHERE NOT EXISTS (SELECT 1 FROM projects d WHERE d.id = c.id AND d.pending_delete)
+       LIMIT ${f.countLimit + 1}) s`,
+    values,
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** GitLab's count, up to the cap + 1: the matches walked until one more than the cap. */

@@ -199,6 +199,52 @@ describe('listing counts', () => {
     }
   });
 
+  it('counts a listing of the caller\'s projects alone from their sources: each project once, none pending deletion or expired', async () => {
+    const carol = user(5, 'carol');
+    const group = 60;
+    await upsertNamespace(pool, { id: 50, name: 'carol', path: 'carol', kind: 'user', full_path: 'carol', parent_id: null, owner_id: 5, owner_username: 'carol', owner_name: 'carol', owner_state: 'active', version: 1 });
+    await upsertNamespace(pool, { id: group, name: 'team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 });
+    identity.getUserGroupAccess.mockImplementation((async (r: { userId: number }) => ({ groups: r.userId === 5 ? [{ groupId: group, accessLevel: 30 }] : [] })) as never);
+    const add = async (name: string, namespaceId: number, o: { member?: 'yes' | 'expired'; link?: 'yes' | 'expired'; pending?: boolean } = {}) => {
+      const { rows: [p] } = await pool.query<{ id: string }>(
+        `INSERT INTO projects (namespace_id, name, path, visibility, creator_id, pending_delete) VALUES ($1, $2, $2, 'private', 3, $3) RETURNING id`,
+        [namespaceId, name, o.pending ?? false],
+      );
+      if (o.member) {
+        await pool.query(`INSERT INTO project_members (project_id, user_id, access_level, expires_at) VALUES ($1, 5, 30, $2)`, [p!.id, o.member === 'expired' ? '2020-01-01' : null]);
+      }
+      if (o.link) {
+        await pool.query(`INSERT INTO project_group_links (project_id, group_id, group_access, expires_at) VALUES ($1, $2, 30, $3)`, [p!.id, group, o.link === 'expired' ? '2020-01-01' : null]);
+      }
+    };
+    try {
+      await add('carol-own-and-member', 50, { member: 'yes' }); // her namespace and a membership: once
+      await add('team-and-member', group, { member: 'yes' }); // her group and a membership: once
+      await add('team-pending', group, { pending: true });
+      await add('shared-with-team', 30, { link: 'yes', member: 'yes' }); // a share and a membership: once
+      await add('share-expired', 30, { link: 'expired' });
+      await add('member-expired', 30, { member: 'expired' });
+      await add('member-pending', 30, { member: 'yes', pending: true });
+      await add('member-only', 30, { member: 'yes' });
+      const { rows: [walked] } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM projects WHERE NOT pending_delete AND name IN ('carol-own-and-member', 'team-and-member', 'shared-with-team', 'member-only')`);
+      expect(walked!.n).toBe(4);
+      const spy = jest.spyOn(pool, 'query');
+      const mine = await exact.listProjects(list({ membership: true, perPage: 100 }), ctx(carol));
+      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text ?? ''));
+      spy.mockRestore();
+      expect({ total: Number(mine.total), names: mine.projects.map((p) => p.name).sort() })
+        .toEqual({ total: 4, names: ['carol-own-and-member', 'member-only', 'shared-with-team', 'team-and-member'] });
+      expect(sent.filter((q) => q.includes('SELECT DISTINCT c.id'))).toHaveLength(1); // counted from the sources
+      expect(Number((await capped.listProjects(list({ membership: true }), ctx(carol))).total)).toBe(-1); // 4 > 3
+      // Filtered further, the listing is counted through the projects, as before, and agrees.
+      await pool.query(`UPDATE projects SET archived = true WHERE name = 'member-only'`);
+      expect(Number((await exact.listProjects(list({ membership: true, archived: false }), ctx(carol))).total)).toBe(3);
+      expect(Number((await exact.listProjects(list({ membership: true }), ctx(carol))).total)).toBe(4);
+    } finally {
+      identity.getUserGroupAccess.mockImplementation((async () => ({ groups: [] })) as never);
+    }
+  });
+
   it('is emptied by TRUNCATE, as the projects are', async () => {
     await pool.query('TRUNCATE projects CASCADE');
     expect((await countsAndTruth()).counters).toEqual([]);
