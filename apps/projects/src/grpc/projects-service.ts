@@ -4,7 +4,7 @@ import type { ProjectsDeps } from '../app/deps';
 import { listProjects } from '../app/list-projects';
 import { addMember, getMember, listMembers, removeMember, updateMember, type MemberView } from '../app/project-members';
 import { levelsFrom, readableProject, shareLinksOf, type ReadableProject } from '../app/read-project';
-import { prefetchRowsById, readableFromBatch } from '../app/read-projects';
+import { prefetchRows, readableFromBatch } from '../app/read-projects';
 import { shareAccess } from '../domain/sharing-rules';
 import { createProject } from '../app/create-project';
 import { importSourceFor } from '../app/import-source';
@@ -101,7 +101,8 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
       const callers = ctx.callers;
       if (!callers) throw new Error('GetProjects is served through bindService (it verifies the items\' callers)');
       if (req.items.length > MAX_BATCH_ITEMS) throw badRequest(`at most ${MAX_BATCH_ITEMS} items`);
-      // Every item's caller first (a forged one fails that item only), then the by-id rows in one statement per caller.
+      // Every item's caller first (a forged one fails that item only), then the rows in one statement per caller (and
+      // one for the projects the by-path items name).
       const items = req.items.map((item): BatchItem => {
         const requestId = item.requestId || ctx.requestId;
         const request = item.request ?? projectsV1.GetProjectRequest.fromPartial({});
@@ -111,7 +112,7 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
           return { requestId, request, error: toErrorPayload(err) };
         }
       });
-      const rows = await prefetchRowsById(deps, items.flatMap((i) => ('actor' in i ? [{ actor: i.actor, selector: i.request.selector }] : [])));
+      const rows = await prefetchRows(deps, items.flatMap((i) => ('actor' in i ? [{ actor: i.actor, selector: i.request.selector }] : [])));
       const results = await Promise.all(items.map(async (item): Promise<projectsV1.GetProjectsResult> => {
         if (!('actor' in item)) return { result: { $case: 'error', value: item.error } };
         const { actor, request } = item;

@@ -64,6 +64,28 @@ export async function findProjectByFullPath(db: Queryable, fullPath: string, cal
   return rows[0];
 }
 
+/**
+ * The projects at these `namespace/path`s, case-insensitive as findProjectByFullPath reads one: for each path found, its
+ * position in `fullPaths` and the project's id, in one statement (the namespaces by lower(full_path), then the projects
+ * by (namespace, lower(path))). A path without a slash, or at no project, is absent.
+ */
+export async function projectIdsByFullPaths(db: Queryable, fullPaths: readonly string[]): Promise<Map<number, number>> {
+  const split = fullPaths.map((f) => {
+    const slash = f.lastIndexOf('/');
+    return slash <= 0 ? ['', ''] : [f.slice(0, slash), f.slice(slash + 1)];
+  });
+  const { rows } = await db.query<{ i: string; id: string }>({
+    name: 'project_ids_by_full_paths',
+    text: `SELECT x.i, p.id
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x (ns, path, i)
+           JOIN namespaces n ON lower(n.full_path) = lower(x.ns)
+           JOIN projects p ON p.namespace_id = n.id AND lower(p.path) = lower(x.path)
+           WHERE x.path <> ''`,
+    values: [split.map(([ns]) => ns), split.map(([, path]) => path)],
+  });
+  return new Map(rows.map((r) => [Number(r.i) - 1, Number(r.id)]));
+}
+
 const ORDER_COLUMNS: Record<Exclude<ListFilter['orderBy'], 'similarity'>, string> = {
   id: 'p.id',
   created_at: 'p.id', // GitLab orders created_at by id

@@ -144,6 +144,22 @@ describe('GetProjects: several callers\' project reads in one call', () => {
     expect(await sqlOfGetProjects()).toBe(beforeMixed + 2);
   });
 
+  it('finds the projects of the by-path items in one statement for the batch, then reads them with the by-id ones', async () => {
+    const paths = ['alice/open', 'ALICE/Open', 'team/team-app', 'Team/TEAM-APP', 'alice/secret'];
+    const many = Array.from({ length: 40 }, (_, i) => item(root, byPath(paths[i % paths.length]!)));
+    const before = await sqlOfGetProjects();
+    const { results } = await getProjects([...many, item(root, byId(ids.open))]);
+    expect(results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : r.result?.value.kind))).toEqual(
+      [...many.map((_, i) => [ids.open, ids.open, ids.team, ids.team, ids.secret][i % paths.length]), ids.open],
+    );
+    expect(await sqlOfGetProjects()).toBe(before + 2); // the paths' projects, then root's rows (by path and by id)
+    // A path no project is at now costs its redirect look-up, as GetProject's: an old path is MOVED, an unknown one NOT_FOUND.
+    const beforeMisses = await sqlOfGetProjects();
+    const { results: misses } = await getProjects([...many.slice(0, 10), item(alice, byPath('alice/old-name')), item(alice, byPath('alice/nothing-here')), item(alice, byPath('no-slash'))]);
+    expect(misses.slice(10).map((r) => r.result?.value.kind)).toEqual(['moved', 'not_found', 'not_found']);
+    expect(await sqlOfGetProjects()).toBe(beforeMisses + 2 + 3);
+  });
+
   it('refuses more than 100 items, and answers an empty batch with no results', async () => {
     const tooMany = Array.from({ length: 101 }, () => item(root, byId(ids.open)));
     expect(await rejection(getProjects(tooMany))).toMatchObject({ kind: 'bad_request', message: 'at most 100 items' });
