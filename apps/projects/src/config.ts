@@ -33,6 +33,11 @@ export const projectsEnv = z.object({
   GROUP_ACCESS_CACHE_TTL_MS: env.int(5000, 0, 600_000),
   /** Group levels kept in all (a user in n groups counts n + 1); least recently used go first. */
   GROUP_ACCESS_CACHE_LEVELS: env.int(200_000, 0, 100_000_000),
+  /**
+   * Paths of projects read by path (`GET /projects/:id` with `namespace/project`) kept with the project they named, as a
+   * hint checked against the project's row on every read (never served stale); least recently used go first; 0 keeps none.
+   */
+  PROJECT_PATH_HINTS: env.int(100_000, 0, 10_000_000),
   /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
   LIST_COUNT_LIMIT: env.int(10000, 1),
   /** Delayed deletion: DELETE /projects/:id marks the project and it is purged this many days later (0: at once). */

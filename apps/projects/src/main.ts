@@ -16,6 +16,7 @@ import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { servedProjectsService } from './grpc/projects-service';
 import { EncodedProjectCache } from './grpc/encoded-projects';
 import { GroupAccessCache } from './cache/group-access-cache';
+import { ProjectPathHints } from './cache/project-path-hints';
 import { subscribeToGroupAccessChanges } from './cache/group-access-subscription';
 import { migrateProjects } from './migrations';
 
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   }
 
   const deps = {
-    pool, identity, groupAccessCache, topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
+    pool, identity, groupAccessCache, pathHints: new ProjectPathHints(config.PROJECT_PATH_HINTS), topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
     secretBox: new SecretBox(config.SECRETS_KEY || config.ACTOR_SECRET),
     importRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     repositoryStorages: config.REPOSITORY_STORAGES,

@@ -3,6 +3,7 @@ import type { Pool } from '@glp/db';
 import type { identityV1 } from '@glp/proto';
 import type { PromiseClient } from '@glp/service-kit';
 import type { GroupAccessCache } from '../cache/group-access-cache';
+import type { ProjectPathHints } from '../cache/project-path-hints';
 
 /** What identity answers for projects: namespaces, groups (their visibility), users, and a user's access through groups. */
 export type IdentityClient = Pick<
@@ -15,6 +16,8 @@ export interface ProjectsDeps {
   identity: IdentityClient;
   /** Users' group levels kept between requests (absent: identity is asked on every request that needs them). */
   groupAccessCache?: GroupAccessCache;
+  /** Which project each path read by a batch named last time (absent: every batch looks its paths up). */
+  pathHints?: ProjectPathHints;
   /** Topic of this service's events. */
   topic: string;
   /** Listings are counted up to this; beyond, the total is -1. */

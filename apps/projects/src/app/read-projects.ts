@@ -3,6 +3,7 @@ import type { projectsV1 } from '@glp/proto';
 import { findProjectsByIds, projectIdsByFullPaths } from '../store/projects-store';
 import { findProjectByRedirect } from '../store/redirect-routes-store';
 import type { ProjectRow } from '../store/project-rows';
+import { isCurrentPath, projectFullPath } from '../domain/redirect-rules';
 import type { ProjectsDeps } from './deps';
 import { callerId, readableProject, readableRow, type ReadableProject } from './read-project';
 
@@ -23,14 +24,26 @@ export interface PrefetchedRows {
 
 /**
  * The rows of a batch's reads (GetProjects): the projects its by-path reads name, in ONE statement for the whole
- * batch, then the rows of every by-id and by-path read in ONE statement per distinct caller (a row carries the caller's
- * membership) instead of one or two per read: the rows of a project the caller reads are the same as GetProject's. Read
- * one by one, a by-path read cost PostgreSQL ~0.3 ms against ~0.06 ms by id (bench/README.md).
+ * batch (none for paths whose project a hint names: deps.pathHints), then the rows of every by-id and by-path read in
+ * ONE statement per distinct caller (a row carries the caller's membership) instead of one or two per read: the rows
+ * of a project the caller reads are the same as GetProject's. Read one by one, a by-path read cost PostgreSQL ~0.37 ms
+ * against ~0.06 ms by id (bench/README.md).
  */
 export async function prefetchRows(deps: ProjectsDeps, reads: ProjectRead[]): Promise<PrefetchedRows> {
-  const paths = [...new Set(reads.flatMap((r) => (r.selector?.$case === 'fullPath' ? [r.selector.value] : [])))];
-  const found = paths.length ? await projectIdsByFullPaths(deps.pool, paths) : new Map<number, number>();
-  const idsByPath = new Map([...found].map(([i, id]) => [paths[i]!, id]));
+  const idsByPath = new Map<string, number>();
+  const unknown: string[] = [];
+  for (const r of reads) {
+    if (r.selector?.$case !== 'fullPath' || idsByPath.has(r.selector.value) || unknown.includes(r.selector.value)) continue;
+    const hinted = deps.pathHints?.get(r.selector.value);
+    if (hinted === undefined) unknown.push(r.selector.value);
+    else idsByPath.set(r.selector.value, hinted);
+  }
+  if (unknown.length) {
+    for (const [i, id] of await projectIdsByFullPaths(deps.pool, unknown)) {
+      idsByPath.set(unknown[i]!, id);
+      deps.pathHints?.set(unknown[i]!, id);
+    }
+  }
   const idsByCaller = new Map<number, Set<number>>();
   for (const r of reads) {
     const id = r.selector?.$case === 'id' ? r.selector.value : r.selector?.$case === 'fullPath' ? idsByPath.get(r.selector.value) : undefined;
@@ -49,9 +62,10 @@ export async function prefetchRows(deps: ProjectsDeps, reads: ProjectRead[]): Pr
 }
 
 /**
- * readableProject of one read of a batch, from the prefetched rows. A path no project is at may be one a project left
- * (a redirect, read only for such a path, as GetProject does); a project deleted between the two statements is read
- * again as GetProject reads it.
+ * readableProject of one read of a batch, from the prefetched rows. A by-path read takes the row only when its full path
+ * is the one asked for (whatever the case); otherwise (the hint is stale, or the project moved or went between the two
+ * statements) it forgets the hint and is read as GetProject reads it (and hinted anew if a project is at that path). A path no project is at may be one a project
+ * left (a redirect, read only for such a path, as GetProject does).
  */
 export async function readableFromBatch(deps: ProjectsDeps, read: ProjectRead, prefetched: PrefetchedRows): Promise<ReadableProject> {
   const { actor, selector } = read;
@@ -61,5 +75,9 @@ export async function readableFromBatch(deps: ProjectsDeps, read: ProjectRead, p
   const id = prefetched.idsByPath.get(selector.value);
   if (id === undefined) return readableRow(deps, actor, selector, await findProjectByRedirect(deps.pool, selector.value, callerId(actor)));
   const row = rowsOfCaller?.get(id);
-  return row ? readableRow(deps, actor, selector, row) : readableProject(deps, actor, selector);
+  if (row && isCurrentPath(selector.value, projectFullPath(row.ns_full_path, row.path))) return readableRow(deps, actor, selector, row);
+  deps.pathHints?.forget(selector.value);
+  const found = await readableProject(deps, actor, selector);
+  if (isCurrentPath(selector.value, projectFullPath(found.row.ns_full_path, found.row.path))) deps.pathHints?.set(selector.value, found.row.id);
+  return found;
 }

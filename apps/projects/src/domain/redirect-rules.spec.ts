@@ -1,6 +1,13 @@
-import { projectFullPath, reachedByOldPath, redirectLeftBy } from './redirect-rules';
+import { isCurrentPath, projectFullPath, reachedByOldPath, redirectLeftBy } from './redirect-rules';
 
 describe('redirect routes of renamed or moved projects', () => {
+  it('tells a project\'s current full path, whatever the case, from any other', () => {
+    expect(isCurrentPath('Group/Sub/App', 'group/sub/app')).toBe(true);
+    expect(isCurrentPath('group/sub/app', 'group/sub/app')).toBe(true);
+    expect(isCurrentPath('group/sub/old', 'group/sub/app')).toBe(false);
+    expect(isCurrentPath('group/app', 'group/sub/app')).toBe(false);
+  });
+
   it('joins a namespace full path and a project path', () => {
     expect(projectFullPath('group/sub', 'app')).toBe('group/sub/app');
   });

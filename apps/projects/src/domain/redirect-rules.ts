@@ -22,3 +22,8 @@ export function redirectLeftBy(oldFullPath: string, newFullPath: string): string
 export function reachedByOldPath(requested: string, currentFullPath: string): boolean {
   return requested.includes('/') && requested.toLowerCase() !== currentFullPath.toLowerCase();
 }
+
+/** Whether `requested` is the project's current full path (as GitLab compares routes: whatever the case). */
+export function isCurrentPath(requested: string, currentFullPath: string): boolean {
+  return requested.toLowerCase() === currentFullPath.toLowerCase();
+}

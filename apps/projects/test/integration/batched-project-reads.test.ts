@@ -3,6 +3,7 @@ import { createPool, type Pool } from '@glp/db';
 import { identityV1, projectsV1 } from '@glp/proto';
 import { currentContext, DomainError, fromErrorPayload, requestSqlQueries, signActor, type Actor, type CallContext } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, rejection, uniqueName } from '@glp/testing';
+import { ProjectPathHints } from '../../src/cache/project-path-hints';
 import { projectsService } from '../../src/grpc/projects-service';
 import { migrateProjects } from '../../src/migrations';
 import { upsertNamespace } from '../../src/store/namespace-replica-store';
@@ -158,6 +159,41 @@ describe('GetProjects: several callers\' project reads in one call', () => {
     const { results: misses } = await getProjects([...many.slice(0, 10), item(alice, byPath('alice/old-name')), item(alice, byPath('alice/nothing-here')), item(alice, byPath('no-slash'))]);
     expect(misses.slice(10).map((r) => r.result?.value.kind)).toEqual(['moved', 'not_found', 'not_found']);
     expect(await sqlOfGetProjects()).toBe(beforeMisses + 2 + 3);
+  });
+
+  it('with path hints, reads a path found before by its project\'s id, and never answers from a stale hint', async () => {
+    const hints = new ProjectPathHints(100);
+    const hinted = await startProjectsGrpc(projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000, pathHints: hints }), { actorSecret: SECRET });
+    try {
+      const batch = async (...paths: string[]) => {
+        const before = await sqlOfGetProjects();
+        const { results } = await hinted.client.getProjects(
+          { items: paths.map((p) => ({ request: byPath(p), actor: hinted.client.signActorFor('getProjects', alice), requestId: 'req-hint' })) },
+          { actor: { kind: 'system', id: 0, username: 'gateway', admin: true, scopes: ['api'] } },
+        );
+        const answers = results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : `${r.result?.value.kind} ${r.result?.value.movedToId || ''}`.trim()));
+        return { answers, statements: (await sqlOfGetProjects()) - before };
+      };
+      const create = async (name: string) => (await service.createProject(projectsV1.CreateProjectRequest.fromPartial({ name, namespaceId: 10, visibility: PRIVATE }), ctx(alice))).project!.id;
+      const first = await create('hinted');
+      expect(await batch('alice/hinted', 'ALICE/HINTED')).toEqual({ answers: [first, first], statements: 2 }); // found, then read
+      expect(await batch('alice/hinted', 'Alice/Hinted')).toEqual({ answers: [first, first], statements: 1 }); // read by the hint
+      // Renamed: the hinted row is not at that path any more; the path is an old one now.
+      await service.updateProject(projectsV1.UpdateProjectRequest.fromPartial({ project: { selector: { $case: 'id', value: first } }, path: 'hinted-renamed' }), ctx(alice));
+      expect((await batch('alice/hinted')).answers).toEqual([`moved ${first}`]);
+      expect((await batch('alice/hinted-renamed')).answers).toEqual([first]);
+      // A path another project took while the hint still named the first one.
+      expect((await batch('alice/hinted-renamed', 'alice/hinted-renamed')).statements).toBe(1);
+      await service.updateProject(projectsV1.UpdateProjectRequest.fromPartial({ project: { selector: { $case: 'id', value: first } }, path: 'hinted-again' }), ctx(alice));
+      const second = await create('hinted-renamed');
+      expect((await batch('alice/hinted-renamed')).answers).toEqual([second]);
+      expect(await batch('alice/hinted-renamed')).toEqual({ answers: [second], statements: 1 }); // hinted anew
+      // Deleted: the hint names no row.
+      await pool.query('DELETE FROM projects WHERE id = $1', [second]);
+      expect((await batch('alice/hinted-renamed')).answers).toEqual(['not_found']);
+    } finally {
+      await hinted.stop();
+    }
   });
 
   it('refuses more than 100 items, and answers an empty batch with no results', async () => {
