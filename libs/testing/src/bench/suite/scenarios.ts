@@ -33,6 +33,8 @@ const cycling = (ctx: ScenarioContext, paths: string[], token: string, method: H
 
 /** The scenarios the performance targets name (targets.ts). */
 export const ID_READ = 'GET /projects/:id';
+/** The same read with the project's `namespace/path` as its `:id` (the issue's "by id and by path"). */
+export const PATH_READ = 'GET /projects/:path';
 export const KEYSET_DEEP = 'GET /projects keyset, deep (admin)';
 export const OFFSET_FILTERED = 'GET /projects offset page 25, visibility+order (admin)';
 
@@ -41,7 +43,7 @@ export const SCENARIOS: Scenario[] = [
   // Projects the member may read (seeded visibility cycles private/internal/public by id % 3; a member of every 200th):
   // a signed-in non-administrator's read also needs their group levels (projects' group access cache).
   { name: 'GET /projects/:id (member)', growth: true, load: (c) => cycling(c, spreadIds(c.size).filter((id) => id % 3 !== 0 || id % 200 === 0).map((id) => `/projects/${id}`), c.memberToken) },
-  { name: 'GET /projects/:path', growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${pathOf(id, c.namespaces)}`), c.rootToken) },
+  { name: PATH_READ, growth: true, load: (c) => cycling(c, spreadIds(c.size).map((id) => `/projects/${pathOf(id, c.namespaces)}`), c.rootToken) },
   { name: 'GET /projects (admin)', growth: true, load: (c) => get(c, '/projects?per_page=20') },
   { name: 'GET /projects?membership=true (member)', growth: true, load: (c) => get(c, '/projects?membership=true&per_page=20', c.memberToken) },
   { name: 'GET /projects?search=4242 (member)', growth: true, load: (c) => get(c, '/projects?search=4242&per_page=20', c.memberToken) },

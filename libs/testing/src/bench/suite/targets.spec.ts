@@ -1,6 +1,6 @@
 import type { Measurement } from './measurement';
 import { markdownReport } from './report';
-import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED } from './scenarios';
+import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED, PATH_READ } from './scenarios';
 import { BARE, type SuiteRun } from './suite-run';
 import { targetChecks, targetsMarkdown } from './targets';
 
@@ -32,6 +32,16 @@ describe('targetChecks', () => {
     expect(checks[0]).toMatchObject({ measured: '2,100 req/s, p90 19.9 ms, 0.105', stealPercent: 3.2 });
     expect(checks[1]!.measured).toBe('2,300 req/s, p90 18.0 ms, 0.092');
     expect(checks[2]!.stealPercent).toBeUndefined();
+  });
+
+  it('holds the read by path to the same target, each form checked on its own', () => {
+    const checks = targetChecks(run([
+      m(BARE, 10_000, 32, 20_000, 1, 2), m(ID_READ, 10_000, 32, 2_400, 10, 15), m(PATH_READ, 10_000, 32, 1_900, 14, 24), m(PATH_READ, 10_000, 8, 1_500, 4, 6),
+    ], [10_000]));
+    expect(checks.map(({ target, met, measured }) => ({ scenario: target.slice(0, target.indexOf(': ≥')), met, measured }))).toEqual([
+      { scenario: ID_READ, met: true, measured: '2,400 req/s, p90 15.0 ms, 0.120' },
+      { scenario: PATH_READ, met: false, measured: '1,900 req/s, p90 24.0 ms, 0.095' },
+    ]);
   });
 
   it('holds the offset listing to p90 < 50 ms at 100,000 projects at every concurrency, and skips other sizes', () => {

@@ -1,6 +1,6 @@
 import type { Measurement } from './measurement';
 import { ceilingFor, growthRows, type SuiteRun } from './suite-run';
-import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED } from './scenarios';
+import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED, PATH_READ } from './scenarios';
 
 /**
  * The performance targets of the benchmark issue (bench/README.md, "Targets"), checked against one run: each check is
@@ -33,15 +33,16 @@ export function targetChecks(run: SuiteRun): TargetCheck[] {
   const at = (scenario: string, size: number, c: number) =>
     run.measurements.find((m) => m.scenario === scenario && m.size === size && m.concurrency === c);
 
-  // Throughput needs connections: the single-project read is held to its target at the run's highest concurrency.
+  // Throughput needs connections: the single-project read, by id and by path, is held to its target at the run's
+  // highest concurrency.
   const top = Math.max(...run.config.concurrency);
-  for (const size of run.config.sizes) {
-    const m = at(ID_READ, size, top);
+  for (const scenario of [ID_READ, PATH_READ]) for (const size of run.config.sizes) {
+    const m = at(scenario, size, top);
     if (!m) continue;
     const ceiling = ceilingFor(run, size, top);
     const frac = ceiling ? m.rps / ceiling.rps : NaN;
     checks.push({
-      target: `${ID_READ}: ≥ ${int(ID_TARGET.rps)} req/s, p90 < ${ID_TARGET.p90Ms} ms, ≥ ${ID_TARGET.ofCeiling.toFixed(2)} of the ceiling`,
+      target: `${scenario}: ≥ ${int(ID_TARGET.rps)} req/s, p90 < ${ID_TARGET.p90Ms} ms, ≥ ${ID_TARGET.ofCeiling.toFixed(2)} of the ceiling`,
       size, concurrency: top,
       measured: `${int(m.rps)} req/s, p90 ${m.p90.toFixed(1)} ms, ${Number.isFinite(frac) ? frac.toFixed(3) : 'no ceiling measured'}`,
       met: m.rps >= ID_TARGET.rps && m.p90 < ID_TARGET.p90Ms && frac >= ID_TARGET.ofCeiling,
