@@ -31,12 +31,12 @@ export interface PrefetchedRows {
  */
 export async function prefetchRows(deps: ProjectsDeps, reads: ProjectRead[]): Promise<PrefetchedRows> {
   const idsByPath = new Map<string, number>();
+  const paths = new Set(reads.flatMap((r) => (r.selector?.$case === 'fullPath' ? [r.selector.value] : [])));
   const unknown: string[] = [];
-  for (const r of reads) {
-    if (r.selector?.$case !== 'fullPath' || idsByPath.has(r.selector.value) || unknown.includes(r.selector.value)) continue;
-    const hinted = deps.pathHints?.get(r.selector.value);
-    if (hinted === undefined) unknown.push(r.selector.value);
-    else idsByPath.set(r.selector.value, hinted);
+  for (const path of paths) {
+    const hinted = deps.pathHints?.get(path);
+    if (hinted === undefined) unknown.push(path);
+    else idsByPath.set(path, hinted);
   }
   if (unknown.length) {
     for (const [i, id] of await projectIdsByFullPaths(deps.pool, unknown)) {
@@ -64,8 +64,8 @@ export async function prefetchRows(deps: ProjectsDeps, reads: ProjectRead[]): Pr
 /**
  * readableProject of one read of a batch, from the prefetched rows. A by-path read takes the row only when its full path
  * is the one asked for (whatever the case); otherwise (the hint is stale, or the project moved or went between the two
- * statements) it forgets the hint and is read as GetProject reads it (and hinted anew if a project is at that path). A path no project is at may be one a project
- * left (a redirect, read only for such a path, as GetProject does).
+ * statements) it forgets the hint and is read as GetProject reads it, hinted anew if a project is at that path. A path
+ * no project is at may be one a project left (a redirect, read only for such a path, as GetProject does).
  */
 export async function readableFromBatch(deps: ProjectsDeps, read: ProjectRead, prefetched: PrefetchedRows): Promise<ReadableProject> {
   const { actor, selector } = read;
