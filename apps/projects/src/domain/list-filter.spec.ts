@@ -62,12 +62,12 @@ describe('listing rules', () => {
     };
 
     it('is the visibilities every caller of the read scope reads, within the visibility and archived filters', () => {
-      expect(countLowerBound({ ...base, readScope: 'all' })).toEqual({ visibilities: ['private', 'internal', 'public'], archived: undefined, exact: true });
-      expect(countLowerBound(base)).toEqual({ visibilities: ['internal', 'public'], archived: undefined, exact: false });
-      expect(countLowerBound({ ...base, readScope: 'external' })).toEqual({ visibilities: ['public'], archived: undefined, exact: false });
-      expect(countLowerBound({ ...base, readScope: 'public', callerId: 0, groupAccess: [] })).toEqual({ visibilities: ['public'], archived: undefined, exact: true });
-      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'internal', archived: false })).toEqual({ visibilities: ['internal'], archived: false, exact: true });
-      expect(countLowerBound({ ...base, visibility: 'public', archived: true })).toEqual({ visibilities: ['public'], archived: true, exact: true });
+      expect(countLowerBound({ ...base, readScope: 'all' })).toEqual({ visibilities: ['private', 'internal', 'public'], archived: undefined, exact: true, plusOwnPrivate: false });
+      expect(countLowerBound(base)).toEqual({ visibilities: ['internal', 'public'], archived: undefined, exact: false, plusOwnPrivate: true });
+      expect(countLowerBound({ ...base, readScope: 'external' })).toEqual({ visibilities: ['public'], archived: undefined, exact: false, plusOwnPrivate: false });
+      expect(countLowerBound({ ...base, readScope: 'public', callerId: 0, groupAccess: [] })).toEqual({ visibilities: ['public'], archived: undefined, exact: true, plusOwnPrivate: false });
+      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'internal', archived: false })).toEqual({ visibilities: ['internal'], archived: false, exact: true, plusOwnPrivate: false });
+      expect(countLowerBound({ ...base, visibility: 'public', archived: true })).toEqual({ visibilities: ['public'], archived: true, exact: true, plusOwnPrivate: false });
     });
 
     it('is the count itself only where the caller\'s own projects cannot add one', () => {
@@ -80,19 +80,31 @@ describe('listing rules', () => {
       // Without one, a signed-in or external user's private (and, external, internal) projects add to the bound.
       expect(countLowerBound({ ...base, archived: false })?.exact).toBe(false);
       expect(countLowerBound({ ...base, readScope: 'external', groupAccess: [] })?.exact).toBe(false);
+      // A signed-in user's can add private ones only: the count is the bound plus those. An external user's can add
+      // internal ones too: not that.
+      expect(countLowerBound({ ...base, archived: false })?.plusOwnPrivate).toBe(true);
+      expect(countLowerBound({ ...base, readScope: 'external', groupAccess: [] })?.plusOwnPrivate).toBe(false);
+      expect(countLowerBound({ ...base, visibility: 'public' })?.plusOwnPrivate).toBe(false);
     });
 
     it('is none where the scope does not read the asked visibility whatever the memberships', () => {
       expect(countLowerBound({ ...base, visibility: 'private' })).toBeUndefined();
       expect(countLowerBound({ ...base, readScope: 'external', visibility: 'internal' })).toBeUndefined();
       expect(countLowerBound({ ...base, readScope: 'public', visibility: 'private' })).toBeUndefined();
-      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'private' })).toEqual({ visibilities: ['private'], archived: undefined, exact: true });
+      expect(countLowerBound({ ...base, readScope: 'all', visibility: 'private' })).toEqual({ visibilities: ['private'], archived: undefined, exact: true, plusOwnPrivate: false });
+    });
+
+    it('counts one topic from the per-topic counts, lower-cased as the listing matches it; two topics have no bound', () => {
+      expect(countLowerBound({ ...base, topics: ['T7'] })).toEqual({ visibilities: ['internal', 'public'], archived: undefined, topic: 't7', exact: false, plusOwnPrivate: true });
+      expect(countLowerBound({ ...base, readScope: 'all', topics: ['ops'], archived: true })).toEqual({ visibilities: ['private', 'internal', 'public'], archived: true, topic: 'ops', exact: true, plusOwnPrivate: false });
+      expect(countLowerBound({ ...base, topics: ['a', 'b'] })).toBeUndefined();
+      expect(countLowerBound({ ...base, topics: ['a'], owned: true })).toBeUndefined();
     });
 
     it('is none under any filter that narrows the listing ("" is a repository_storage filter too)', () => {
       const narrowing: Partial<ListFilter>[] = [
         { owned: true }, { membership: true }, { minAccessLevel: 30 }, { namespaceId: 5 }, { forkedFromProjectId: 9 }, { sharedWithGroupId: 4 },
-        { idAfter: 10 }, { idBefore: 10 }, { topics: ['t'] }, { search: { kind: 'exact', value: 'ab' } }, { starredBy: [7] },
+        { idAfter: 10 }, { idBefore: 10 }, { topics: ['a', 'b'] }, { search: { kind: 'exact', value: 'ab' } }, { starredBy: [7] },
         { lastActivityAfter: new Date(0) }, { lastActivityBefore: new Date() }, { issuesAvailable: true }, { mergeRequestsAvailable: true },
         { none: true }, { repositoryStorage: 'default' }, { repositoryStorage: '' }, { customAttributes: [{ key: 'k', value: 'v' }] },
       ];
@@ -112,7 +124,7 @@ describe('listing rules', () => {
     });
 
     it('ignores ordering, paging, an empty custom attribute list and the caller\'s own groups, which cannot remove a project', () => {
-      const expected = { visibilities: ['internal', 'public'], archived: undefined, exact: false };
+      const expected = { visibilities: ['internal', 'public'], archived: undefined, exact: false, plusOwnPrivate: true };
       expect(countLowerBound({ ...base, orderBy: 'name', sort: 'asc', page: 1, perPage: 100, customAttributes: [], groupAccess: [] })).toEqual(expected);
       expect(countLowerBound({ ...base, similarityTo: 'x', searchNamespaces: true, namespaceId: 0, idAfter: 0 })).toEqual(expected);
     });

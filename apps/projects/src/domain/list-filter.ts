@@ -86,18 +86,27 @@ export interface CountLowerBound {
   visibilities: VisibilityLevel[];
   /** Only archived (true) or only unarchived (false) projects; undefined: both. */
   archived?: boolean;
+  /** Only projects carrying this topic (lower-cased, as topics_lower holds it); undefined: any. */
+  topic?: string;
   /**
    * The listing matches exactly these groups, so their sum is its count: nothing the caller is a member of can add a
    * project (an administrator reads every project; an anonymous caller only public ones; a `visibility` the scope
    * reads whatever the memberships holds every project of it already).
    */
   exact: boolean;
+  /**
+   * The listing matches these groups and, beyond them, only the caller's own private projects (a signed-in user's
+   * listing without a visibility: everything internal or public, and the private projects they are a member of), so
+   * its count is the sum plus those, counted as the same listing with `visibility=private`.
+   */
+  plusOwnPrivate: boolean;
 }
 
 /**
  * What each listing filter does to the set of projects a read scope sees: `narrows` keeps only some of them (a new
  * filter must be classified here, or the build fails, so the bound below never ignores one); `widens` can only add
- * the caller's own; `none` does not change the set (ordering, paging, counting).
+ * the caller's own; `none` does not change the set (ordering, paging, counting). `topics` narrows, but one topic is
+ * counted too (project_topic_listing_counts).
  */
 const FILTER_EFFECT: Record<keyof ListFilter, 'narrows' | 'widens' | 'none'> = {
   callerId: 'widens', readScope: 'none', groupAccess: 'widens', sharedWithGroupId: 'narrows', forkedFromProjectId: 'narrows',
@@ -112,23 +121,28 @@ const FILTER_EFFECT: Record<keyof ListFilter, 'narrows' | 'widens' | 'none'> = {
 const inUse = (v: unknown) => v !== undefined && v !== false && v !== 0 && !(Array.isArray(v) && v.length === 0);
 
 /**
- * A lower bound of a listing's count from the per-visibility project counts (store: project_listing_counts), or
- * undefined when a filter narrows the listing in a way those counts know nothing of. A listing filtered by nothing but
- * the caller's read scope, `visibility` and `archived` matches every project of the visibilities that scope reads
- * whatever the caller's memberships (all three for an administrator; internal and public for a signed-in user; public
- * for an external user or anonymous), within that visibility and archived state; the caller's own projects can only
- * add to that. When the bound passes GitLab's count cap, the capped count is not needed: its answer, "more than the
- * cap", is known. Where the caller's own projects cannot add any (`exact`), the bound is the count at every size.
+ * A lower bound of a listing's count from the per-visibility project counts (store: project_listing_counts, and
+ * project_topic_listing_counts for a listing filtered by one topic), or undefined when a filter narrows the listing in
+ * a way those counts know nothing of (two topics: their counts say nothing of the projects carrying both). A listing
+ * filtered by nothing but the caller's read scope, `visibility`, `archived` and one topic matches every project of
+ * the visibilities that scope reads whatever the caller's memberships (all three for an administrator; internal and
+ * public for a signed-in user; public for an external user or anonymous), within that visibility, archived state and
+ * topic; the caller's own projects can only add to that. When the bound passes GitLab's count cap, the capped count is
+ * not needed: its answer, "more than the cap", is known. Where the caller's own projects cannot add any (`exact`), the
+ * bound is the count at every size; where they can add only private ones (`plusOwnPrivate`), the count is the bound
+ * plus those.
  */
 export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
   for (const [key, effect] of Object.entries(FILTER_EFFECT)) {
+    if (key === 'topics' && f.topics.length === 1) continue;
     if (effect === 'narrows' && inUse(f[key as keyof ListFilter])) return undefined;
   }
   const readable = READABLE_BY_ALL[f.readScope];
   const visibilities = f.visibility ? readable.filter((v) => v === f.visibility) : [...readable];
   if (visibilities.length === 0) return undefined;
   const exact = f.readScope === 'all' || f.readScope === 'public' || f.visibility !== undefined;
-  return { visibilities, archived: f.archived, exact };
+  const plusOwnPrivate = !exact && f.readScope === 'signed_in';
+  return { visibilities, archived: f.archived, topic: f.topics[0]?.toLowerCase(), exact, plusOwnPrivate };
 }
 
 /**

@@ -157,17 +157,21 @@ describe('listing counts', () => {
     // A filter the counters know nothing of: the walk, as before.
     expect(await totalOf(capped, root, { membership: true })).toMatchObject({ walks: 1 });
     expect(await totalOf(capped, root, { search: 'pub' })).toMatchObject({ total: -1 });
-    expect(await totalOf(capped, root, { topics: ['none'] })).toEqual({ total: 0, walks: 1, projects: 0 });
+    expect(await totalOf(capped, root, { topics: ['none', 'other'] })).toEqual({ total: 0, walks: 1, projects: 0 });
+    // One topic has counts of its own (the test below): an administrator's count is read, not walked.
+    expect(await totalOf(capped, root, { topics: ['none'] })).toEqual({ total: 0, walks: 0, projects: 0 });
     // Archived: one of the four public projects.
     await pool.query(`UPDATE projects SET archived = true WHERE name = 'pub 3'`);
     expect(await totalOf(capped, root, { visibility: PUBLIC, archived: false })).toEqual({ total: 3, walks: 0, projects: 2 });
     expect(await totalOf(capped, root, { visibility: PUBLIC, archived: true })).toEqual({ total: 1, walks: 0, projects: 1 });
     expect(await totalOf(capped, root, { visibility: PUBLIC })).toEqual({ total: -1, walks: 0, projects: 2 });
     expect(await totalOf(capped, anon, { archived: true })).toEqual({ total: 1, walks: 0, projects: 1 });
-    // Without the cap in play, every total is the exact count; a signed-in user's own private projects are walked.
+    // Without the cap in play, every total is the exact count; a signed-in user's is the bound plus their own private
+    // projects, counted alone (the walk of `visibility=private`, which only ever meets the caller's).
     expect(await totalOf(exact, root, {})).toMatchObject({ total: 8, walks: 0 });
     expect(await totalOf(exact, alice, {})).toMatchObject({ total: 8, walks: 1 }); // her private ones too
     expect(await totalOf(exact, bob, {})).toMatchObject({ total: 6, walks: 1 });
+    expect(await totalOf(exact, alice, { archived: false })).toMatchObject({ total: 7, walks: 1 });
     expect(await totalOf(exact, anon, {})).toMatchObject({ total: 4, walks: 0 });
     expect(await totalOf(exact, alice, { visibility: PUBLIC })).toMatchObject({ total: 4, walks: 0 });
     // A project pending deletion is in neither the listing nor the counters; a page past the end reads no rows.
@@ -245,9 +249,80 @@ describe('listing counts', () => {
     }
   });
 
+  it('counts each topic as the listing matches it (lower-cased, once a project) through every kind of write', async () => {
+    const setTopics = (name: string, topics: string[]) => pool.query(`UPDATE projects SET topics = $2 WHERE name = $1`, [name, topics]);
+    await setTopics('pub 1', ['Ops', 'ops', 'web']); // one project, counted once for "ops"
+    await setTopics('int 1', ['OPS']);
+    await setTopics('priv 1', ['ops']);
+    await setTopics('bob pub', ['web']);
+    await expectTopicsExact();
+    const xmins = async () => (await pool.query<{ x: string }>(`SELECT string_agg(xmin::text, ',' ORDER BY topic, visibility, archived, slot) AS x FROM project_topic_listing_counts`)).rows[0]!.x;
+    const untouched = await xmins();
+    await setTopics('int 1', ['Ops']); // a change of case only: no counter row rewritten
+    await pool.query(`UPDATE projects SET description = 'edited', star_count = star_count + 1`);
+    expect(await xmins()).toBe(untouched);
+    await expectTopicsExact();
+    await pool.query(`UPDATE projects SET visibility = 'private' WHERE name = 'int 1'`);
+    await pool.query(`UPDATE projects SET archived = true WHERE name = 'pub 1'`);
+    await pool.query(`UPDATE projects SET pending_delete = true WHERE name = 'bob pub'`);
+    await expectTopicsExact();
+    await pool.query(`UPDATE projects SET visibility = 'internal', topics = '{ops,db}' WHERE name = 'int 1'`); // both at once
+    await pool.query(`UPDATE projects SET archived = false WHERE name = 'pub 1'`);
+    await pool.query(`UPDATE projects SET pending_delete = false WHERE name = 'bob pub'`);
+    await expectTopicsExact();
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query(
+        `INSERT INTO projects (namespace_id, name, path, visibility, creator_id, topics)
+         SELECT 30, 'tbulk ' || g, 'tbulk-' || g, (ARRAY['public', 'internal', 'private'])[1 + g % 3], 3, ARRAY['t' || (g % 5), 'Ops'] FROM generate_series(1, 500) g`,
+      );
+      await expectTopicsExact(c);
+      await c.query(`DELETE FROM projects WHERE name LIKE 'tbulk %' AND id % 2 = 0`);
+      await expectTopicsExact(c);
+      await c.query('ROLLBACK');
+    } finally {
+      c.release();
+    }
+    await expectTopicsExact();
+
+    // Totals of one topic, as every caller sees it, against the listing's own rows; none walks the readable-by-all part.
+    // "ops": pub 1 (public, alice), int 1 (internal, alice), priv 1 (private, alice's). Bob is no member of priv 1.
+    const readAll = async (actor: Actor, r: Partial<projectsV1.ListProjectsRequest>) =>
+      (await exact.listProjects(list({ ...r, perPage: 100 }), ctx(actor))).projects.length;
+    const cases: [Actor, Partial<projectsV1.ListProjectsRequest>, number, number][] = [
+      [root, { topics: ['OPS'] }, 3, 0], [alice, { topics: ['ops'] }, 3, 1], [bob, { topics: ['ops'] }, 2, 1],
+      [anon, { topics: ['ops'] }, 1, 0], [ext, { topics: ['ops'] }, 1, 1], [alice, { topics: ['ops'], archived: true }, 0, 1],
+      [bob, { topics: ['ops'], visibility: INTERNAL }, 1, 0], [alice, { topics: ['web'] }, 2, 1], [alice, { topics: ['ops', 'web'] }, 1, 1],
+    ];
+    for (const [actor, r, total, walks] of cases) {
+      const got = await totalOf(exact, actor, r);
+      expect([actor.username, r, got]).toEqual([actor.username, r, { total, walks, projects: Math.min(total, 2) }]);
+      expect(await readAll(actor, r)).toBe(total);
+    }
+    // Past the cap (3) on the bound alone: "more than the cap" without a walk, for a signed-in user too.
+    await pool.query(`UPDATE projects SET topics = '{many}' WHERE visibility IN ('public', 'internal') AND NOT pending_delete`);
+    expect(await totalOf(capped, bob, { topics: ['many'] })).toEqual({ total: -1, walks: 0, projects: 2 });
+    expect(await totalOf(capped, bob, { topics: ['many', 'other'] })).toEqual({ total: 0, walks: 1, projects: 0 });
+
+    async function expectTopicsExact(db: { query: Pool['query'] } = pool) {
+      const counters = await db.query<{ topic: string; visibility: string; archived: boolean; n: string }>(
+        `SELECT topic, visibility, archived, sum(n)::text AS n FROM project_topic_listing_counts GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`,
+      );
+      const truth = await db.query<{ topic: string; visibility: string; archived: boolean; n: string }>(
+        `SELECT t.topic, p.visibility, p.archived, count(*)::text AS n
+         FROM projects p CROSS JOIN LATERAL (SELECT DISTINCT lower(x) AS topic FROM unnest(p.topics) x) t
+         WHERE NOT p.pending_delete GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      );
+      expect(counters.rows).toEqual(truth.rows);
+      expect(truth.rows.length).toBeGreaterThan(0);
+    }
+  });
+
   it('is emptied by TRUNCATE, as the projects are', async () => {
     await pool.query('TRUNCATE projects CASCADE');
     expect((await countsAndTruth()).counters).toEqual([]);
+    expect((await pool.query(`SELECT * FROM project_topic_listing_counts`)).rows).toEqual([]);
     await make(alice, 'after truncate', PUBLIC);
     await expectExact();
   });
