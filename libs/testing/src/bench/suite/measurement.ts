@@ -25,6 +25,22 @@ export interface Measurement {
   services?: Record<string, ServiceUsage>;
   /** The whole machine during the run (warm-up included): busy and stolen shares of all cores (Linux only). */
   host?: HostCpu;
+  /**
+   * A measurement a target is checked against is run BENCH_TARGET_REPEATS times (targets.ts, feedsTarget); the one with
+   * the median p50 is the measurement, and every repeat's figures, in the order run, are kept here.
+   */
+  repeats?: Pick<Measurement, 'rps' | 'p50' | 'p90'>[];
 }
 
 export type LoadNumbers = Pick<Measurement, 'requests' | 'rps' | 'p50' | 'p90' | 'p99' | 'errors' | 'non2xx' | 'statuses'>;
+
+/**
+ * Of several runs of one measurement, the one with the median p50 (the lower middle one of an even number), whole: its
+ * req/s, percentiles, host and service figures belong together. Each repeat's req/s, p50 and p90 go with it.
+ */
+export function medianRun<T extends Pick<Measurement, 'rps' | 'p50' | 'p90'>>(runs: T[]): T & { repeats: Pick<Measurement, 'rps' | 'p50' | 'p90'>[] } {
+  if (!runs.length) throw new Error('medianRun: no runs');
+  const sorted = [...runs].sort((a, b) => a.p50 - b.p50);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return { ...median, repeats: runs.map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) };
+}

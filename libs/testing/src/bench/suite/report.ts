@@ -37,7 +37,7 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
     `# Benchmark suite, ${run.startedAt}`,
     '',
     `Machine: ${run.machine.cores} × ${run.machine.cpus}, ${run.machine.memoryGb.toFixed(1)} GB, Node ${run.machine.node} (${run.machine.platform}).`,
-    `Settings: sizes ${run.config.sizes.join(', ')}; concurrency ${run.config.concurrency.join(', ')}; ${run.config.seconds} s measured after ${run.config.warmupSeconds} s warm-up per run${run.config.stackWarmupSeconds ? ` (and ${run.config.stackWarmupSeconds} s of the read scenarios once the stack started)` : ''}; ${run.config.namespaces} namespaces.`,
+    `Settings: sizes ${run.config.sizes.join(', ')}; concurrency ${run.config.concurrency.join(', ')}; ${run.config.seconds} s measured after ${run.config.warmupSeconds} s warm-up per run${run.config.stackWarmupSeconds ? ` (and ${run.config.stackWarmupSeconds} s of the read scenarios once the stack started)` : ''}; ${run.config.namespaces} namespaces.${(run.config.targetRepeats ?? 1) > 1 ? ` Each measurement a target is checked against was run ${run.config.targetRepeats} times; the one with the median p50 is shown (results.json keeps every repeat).` : ''}`,
     `Seeding (SQL, TRUNCATE + generate_series, VACUUM ANALYZE): ${run.seeding.map((s) => `${s.size} in ${(s.ms / 1000).toFixed(1)} s`).join('; ')}.`,
     '',
     'Latencies in ms. "of ceiling": requests/s as a fraction of the bare Node http server at the same concurrency, measured at the same size.',

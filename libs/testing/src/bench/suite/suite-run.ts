@@ -10,7 +10,7 @@ export interface SuiteRun {
   startedAt: string;
   finishedAt: string;
   machine: { cpus: string; cores: number; memoryGb: number; node: string; platform: string };
-  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number; stackWarmupSeconds?: number };
+  config: { sizes: number[]; concurrency: number[]; seconds: number; warmupSeconds: number; namespaces: number; stackWarmupSeconds?: number; targetRepeats?: number };
   seeding: { size: number; ms: number }[];
   measurements: Measurement[];
 }

@@ -1,8 +1,8 @@
-import type { Measurement } from './measurement';
+import { medianRun, type Measurement } from './measurement';
 import { markdownReport } from './report';
 import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED, PATH_READ } from './scenarios';
 import { BARE, type SuiteRun } from './suite-run';
-import { targetChecks, targetsMarkdown } from './targets';
+import { feedsTarget, targetChecks, targetsMarkdown } from './targets';
 
 const m = (scenario: string, size: number, concurrency: number, rps: number, p50: number, p90: number, steal?: number): Measurement => ({
   scenario, kind: scenario === BARE ? 'baseline' : 'api', growth: scenario !== BARE, size, concurrency, seconds: 1, requests: rps, rps, p50, p90,
@@ -65,6 +65,15 @@ describe('targetChecks', () => {
     ]);
   });
 
+  it('says where a check stands on the median of repeated measurements', () => {
+    const repeatsOf = (x: Measurement) => ({ ...x, repeats: [x, x, x].map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) });
+    const checks = targetChecks(run([
+      repeatsOf(m(BARE, 10_000, 32, 20_000, 1, 2)), repeatsOf(m(ID_READ, 10_000, 32, 2_400, 10, 15)),
+      repeatsOf(m(KEYSET_DEEP, 10_000, 32, 400, 60, 90)), m(KEYSET_DEEP, 1_000_000, 32, 400, 66, 90),
+    ], [10_000, 1_000_000], [32]));
+    expect(checks.map((c) => c.measured)).toEqual(['2,400 req/s, p90 15.0 ms, 0.120, median of 3', '1.10 (66.00 / 60.00 ms, median of 3)']);
+  });
+
   it('has no check for a target the run did not measure', () => {
     expect(targetChecks(run([m(ID_READ, 10_000, 1, 300, 3, 4)], [10_000], [1, 8]))).toEqual([]);
     expect(targetsMarkdown([])).toEqual([]);
@@ -79,5 +88,29 @@ describe('the report', () => {
     expect(md).toContain('## Targets');
     expect(md).toContain('1 of 2 checks met.');
     expect(md).toContain(`| ${OFFSET_FILTERED}: p90 < 50 ms at 100,000 projects | 100,000 | 32 | p90 107.8 ms at 380 req/s | **no** | 1.3% |`);
+  });
+});
+
+describe('repeated measurements', () => {
+  const config = { sizes: [10_000, 100_000, 1_000_000], concurrency: [1, 8, 16, 32] };
+
+  it('are the ones a target is checked against, and no others', () => {
+    const fed = (scenario: string, size: number, c: number) => feedsTarget(scenario, size, c, config);
+    expect([fed(ID_READ, 10_000, 32), fed(PATH_READ, 1_000_000, 32), fed(BARE, 100_000, 32)]).toEqual([true, true, true]);
+    expect([fed(ID_READ, 10_000, 16), fed(BARE, 100_000, 1)]).toEqual([false, false]);
+    expect([fed(OFFSET_FILTERED, 100_000, 1), fed(OFFSET_FILTERED, 100_000, 32), fed(OFFSET_FILTERED, 10_000, 32)]).toEqual([true, true, false]);
+    expect([fed(KEYSET_DEEP, 10_000, 1), fed(KEYSET_DEEP, 1_000_000, 8), fed(KEYSET_DEEP, 100_000, 8)]).toEqual([true, true, false]);
+    expect(feedsTarget(KEYSET_DEEP, 10_000, 1, { sizes: [10_000], concurrency: [1] })).toBe(false); // no growth in one size
+    expect(fed('GET /projects?topic=t7 (member)', 1_000_000, 32)).toBe(false);
+  });
+
+  it('keep the run with the median p50 whole, and every repeat\'s figures in the order run', () => {
+    const a = { ...m(ID_READ, 10_000, 32, 2_000, 12, 20, 1), requests: 1 };
+    const b = { ...m(ID_READ, 10_000, 32, 2_600, 9, 15, 2), requests: 2 };
+    const c = { ...m(ID_READ, 10_000, 32, 2_300, 10, 17, 3), requests: 3 };
+    expect(medianRun([a, b, c])).toEqual({ ...c, repeats: [{ rps: 2_000, p50: 12, p90: 20 }, { rps: 2_600, p50: 9, p90: 15 }, { rps: 2_300, p50: 10, p90: 17 }] });
+    expect(medianRun([a, b]).requests).toBe(2); // the lower middle of two
+    expect(medianRun([a]).repeats).toHaveLength(1);
+    expect(() => medianRun([])).toThrow('no runs');
   });
 });
