@@ -423,9 +423,9 @@ function noteBound(bound: CountLowerBound, cap: number, atLeast: number): boolea
 /**
  * The page's ids and the bound in one statement: the projects not pending deletion of the bound's visibilities (and
  * archived state) from project_listing_counts (0017), or of its topic from project_topic_listing_counts (0021), an
- * InitPlan read once, beside the page's ids as an array (one
- * row even for an empty page). Read as a statement of its own, beside the page, the bound cost a round trip: per
- * offset listing ~0.2 ms of projects' CPU and ~0.25 ms of PostgreSQL's (bench/README.md).
+ * InitPlan read once, beside the page's ids as an array (one row even for an empty page). Read as a statement of its
+ * own, beside the page, the bound cost a round trip: per offset listing ~0.2 ms of projects' CPU and ~0.25 ms of
+ * PostgreSQL's (bench/README.md).
  */
 async function pageIdsWithBound(
   db: Queryable, f: ListFilter, where: string, values: unknown[], bound: CountLowerBound,
