@@ -387,7 +387,9 @@ async function cappedCount(db: Queryable, f: ListFilter, where: string, values: 
 }
 
 /**
- * Bounds (by visibilities, archived and cap) that were read and did not pass the cap, and when: on an instance with
+ * Bounds (by visibilities, archived, topic and cap) that were read and did not pass the cap, and when; only an
+ * external user's listing takes this path since a signed-in user's is counted as the bound plus their private projects
+ * (plusOwnPrivate, above), and the others' bound is their count (exact). On an instance with
  * fewer projects than the cap the bound never helps, and reading it before every walk cost a small instance 8-10%
  * of its broad listings' throughput (one more statement per request: 10,000 projects, c=16, 236/227/191/213 →
  * 189/197/197/196 req/s; read with the page's ids since, it would still hold the walk back until the ids are in).
