@@ -54,8 +54,9 @@ export const gatewayEnv = z.object({
   /** The most reads one GetProjects call carries (projects takes up to 100); 1 turns batching off. */
   PROJECT_READ_BATCH_MAX: env.int(100, 1, 100),
   /**
-   * Bytes of project JSON kept by the presentation cache of listings and GET /projects/:id (presented-json-cache.ts),
-   * keyed by the project's protobuf bytes and how it is presented; 0 turns it off.
+   * Bytes of project JSON (and the protobuf bytes each was made from) kept by the presentation cache of listings and
+   * GET /projects/:id (presented-json-cache.ts), found by the project's id and how it is presented, answering only the
+   * same bytes; 0 turns it off.
    */
   PRESENTED_JSON_CACHE_BYTES: env.int(32 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   /** Reported by GET /version and /metadata. */

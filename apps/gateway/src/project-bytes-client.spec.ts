@@ -10,8 +10,8 @@ describe('splitListProjectsResponse', () => {
     const split = splitListProjectsResponse(encoded);
     expect(split.total).toBe(1234);
     expect(split.projects.map((b) => projectsV1.Project.decode(b))).toEqual(sent);
-    // Copies: the response buffer may be reused or released, the bytes are kept by the presentation cache.
-    expect(split.projects.every((b) => b.buffer !== encoded.buffer)).toBe(true);
+    // Views of the answer, not copies: it is read once and dropped (the presentation cache copies what it keeps).
+    expect(split.projects.every((b) => b.buffer === encoded.buffer)).toBe(true);
   });
 
   it('reads "not counted" (-1, a ten-byte varint) and an empty page', () => {

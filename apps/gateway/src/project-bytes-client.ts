@@ -5,9 +5,10 @@ import type { ProjectsResult } from './project-read-batcher';
 
 /**
  * The projects service's reads whose answers the gateway presents (GET /projects and the other listings, GET
- * /projects/:id), with each project left encoded: its protobuf bytes, a copy rather than a view of the answer, which the
- * routes present through the presentation cache (presented-json-cache.ts) and decode only on a miss. Same rpc paths,
- * same requests as the generated client; only the answers are read differently.
+ * /projects/:id), with each project left encoded: its protobuf bytes, a view of the answer (not copied: the answer is
+ * read once and dropped; the presentation cache copies the bytes it keeps), which the routes present through the
+ * presentation cache (presented-json-cache.ts) and decode only on a miss. Same rpc paths, same requests as the
+ * generated client; only the answers are read differently.
  */
 
 /** ListProjectsResponse with its projects' bytes. */
@@ -38,11 +39,17 @@ function eachField(buf: Uint8Array, onField: (reader: BinaryReader, field: numbe
 
 const isMessage = (wireType: WireType) => wireType === WireType.LengthDelimited;
 
+/** A length-delimited field's bytes as a Buffer over the same memory (no copy). */
+function view(reader: BinaryReader): Buffer {
+  const bytes = reader.bytes();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** Splits an encoded ListProjectsResponse into its projects' bytes (field 1) and its total (field 2); other fields are skipped. */
 export function splitListProjectsResponse(buf: Uint8Array): ProjectListingBytes {
   const out: ProjectListingBytes = { projects: [], total: 0 };
   eachField(buf, (reader, field, wireType) => {
-    if (field === 1 && isMessage(wireType)) out.projects.push(Buffer.from(reader.bytes()));
+    if (field === 1 && isMessage(wireType)) out.projects.push(view(reader));
     else if (field === 2 && wireType === WireType.Varint) out.total = Number(reader.int64());
     else return false;
     return true;
@@ -55,7 +62,7 @@ export function splitGetProjectResponse(buf: Uint8Array): ProjectBytes {
   const out: ProjectBytes = {};
   eachField(buf, (reader, field, wireType) => {
     if (field !== 1 || !isMessage(wireType)) return false;
-    out.project = Buffer.from(reader.bytes());
+    out.project = view(reader);
     return true;
   });
   return out;
@@ -70,7 +77,7 @@ export function splitGetProjectsResponse(buf: Uint8Array): ProjectsBytes {
     // A oneof: the last of its fields on the wire wins.
     eachField(reader.bytes(), (item, itemField, itemWireType) => {
       if (!isMessage(itemWireType)) return false;
-      if (itemField === 1) entry.result = { $case: 'project', value: Buffer.from(item.bytes()) };
+      if (itemField === 1) entry.result = { $case: 'project', value: view(item) };
       else if (itemField === 2) entry.result = { $case: 'error', value: projectsV1.ItemError.decode(item.bytes()) };
       else return false;
       return true;

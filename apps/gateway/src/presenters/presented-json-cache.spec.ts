@@ -9,54 +9,76 @@ describe('PresentedJsonCache', () => {
     const cache = new PresentedJsonCache(1 << 20);
     let presented = 0;
     const present = () => ({ n: ++presented, s: 'ü' });
-    const first = cache.json('with_access', bytes(1, 2, 3), present);
+    const first = cache.json('with_access', 1, bytes(1, 2, 3), present);
     expect(JSON.parse(first.toString('utf8'))).toEqual({ n: 1, s: 'ü' });
-    expect(cache.json('with_access', bytes(1, 2, 3), present)).toBe(first);
+    expect(cache.json('with_access', 1, bytes(1, 2, 3), present)).toBe(first);
     expect(presented).toBe(1);
-    // Another variant, or other bytes (a changed project, another caller's access), is another entry.
-    expect(JSON.parse(cache.json('basic', bytes(1, 2, 3), present).toString())).toEqual({ n: 2, s: 'ü' });
-    expect(JSON.parse(cache.json('with_access', bytes(1, 2, 4), present).toString())).toEqual({ n: 3, s: 'ü' });
+    // Another variant, or another message, is another entry.
+    expect(JSON.parse(cache.json('basic', 1, bytes(1, 2, 3), present).toString())).toEqual({ n: 2, s: 'ü' });
+    expect(JSON.parse(cache.json('with_access', 2, bytes(2, 2, 3), present).toString())).toEqual({ n: 3, s: 'ü' });
     expect(cache.stats.entries).toBe(3);
   });
 
-  it('keys by the bytes of a view, not by the buffer around it', () => {
+  it('answers only a message of the very bytes a version was made from, keeping the last four versions of an id', () => {
+    const cache = new PresentedJsonCache(1 << 20);
+    let presented = 0;
+    const present = () => ++presented;
+    cache.json('v', 7, bytes(7, 1), present);
+    // The same project seen by a member with another level (or changed): other bytes, presented and kept beside it.
+    expect(cache.json('v', 7, bytes(7, 2), present).toString()).toBe('2');
+    expect(cache.json('v', 7, bytes(7, 1), present).toString()).toBe('1');
+    expect(cache.json('v', 7, bytes(7, 2), present).toString()).toBe('2');
+    // Bytes of another length, even a prefix, are other bytes.
+    expect(cache.json('v', 7, bytes(7), present).toString()).toBe('3');
+    expect(cache.json('v', 7, bytes(7, 3), present).toString()).toBe('4');
+    expect(cache.stats.entries).toBe(1);
+    // A fifth version pushes out the one presented first.
+    expect(cache.json('v', 7, bytes(7, 4), present).toString()).toBe('5');
+    expect(cache.json('v', 7, bytes(7, 2), present).toString()).toBe('2');
+    expect(cache.json('v', 7, bytes(7, 1), present).toString()).toBe('6');
+  });
+
+  it('compares the bytes of a view, not the buffer around it, and keeps a copy of them', () => {
     const cache = new PresentedJsonCache(1 << 20);
     const whole = bytes(9, 1, 2, 3, 9);
-    cache.json('v', whole.subarray(1, 4), () => 'kept');
-    expect(cache.json('v', bytes(1, 2, 3), () => 'other').toString()).toBe('"kept"');
-    expect(cache.json('v', whole, () => 'whole').toString()).toBe('"whole"');
+    cache.json('v', 1, whole.subarray(1, 4), () => 'kept');
+    whole.fill(0); // the answer the view was of, reused: the kept entry does not change with it
+    expect(cache.json('v', 1, bytes(1, 2, 3), () => 'other').toString()).toBe('"kept"');
+    expect(cache.json('v', 1, bytes(9, 1, 2, 3, 9), () => 'whole').toString()).toBe('"whole"');
+    expect(cache.stats.bytes).toBeLessThan(100); // the copy is of the view's 5 bytes at most, not of a larger buffer
   });
 
-  it('does not mistake a variant and bytes for another split of the same characters', () => {
+  it('does not mistake a variant and id for another split of the same characters', () => {
     const cache = new PresentedJsonCache(1 << 20);
-    cache.json('a', Buffer.from('\nb'), () => 1);
-    expect(cache.json('a\n', Buffer.from('b'), () => 2).toString()).toBe('2');
+    cache.json('a1', 1, bytes(1), () => 1);
+    expect(cache.json('a', 11, bytes(1), () => 2).toString()).toBe('2');
   });
 
-  it('keeps at most maxBytes of keys and JSON, least recently used going first', () => {
+  it('keeps at most maxBytes of keys, bytes and JSON, least recently used going first', () => {
     const cache = new PresentedJsonCache(3_000);
     const big = (i: number) => new Uint8Array(500).fill(i);
-    for (let i = 0; i < 10; i++) cache.json('v', big(i), () => 'x'.repeat(400));
+    for (let i = 0; i < 10; i++) cache.json('v', i, big(i), () => 'x'.repeat(400));
     expect(cache.stats.bytes).toBeLessThanOrEqual(3_000);
     expect(cache.stats.entries).toBeLessThan(10);
     let again = 0;
-    cache.json('v', big(9), () => ++again);
-    cache.json('v', big(0), () => ++again);
+    cache.json('v', 9, big(9), () => ++again);
+    cache.json('v', 0, big(0), () => ++again);
     expect(again).toBe(1); // the newest was kept, the oldest was not
   });
 
-  it('keeps short JSON in memory of its own, not in a slice of Buffer\'s shared pool', () => {
+  it('keeps short JSON and bytes in memory of their own, not in a slice of Buffer\'s shared pool', () => {
     const cache = new PresentedJsonCache(1 << 20);
-    const json = cache.json('v', bytes(7), () => ({ short: true }));
+    const json = cache.json('v', 7, bytes(7), () => ({ short: true }));
     expect(json.toString()).toBe('{"short":true}');
     expect(json.buffer.byteLength).toBe(json.length);
+    expect(cache.stats.bytes).toBe(json.length + 1 + 'v'.length + 3); // JSON, 1 byte, key "1:v7"
   });
 
   it('keeps nothing with 0 bytes', () => {
     const cache = new PresentedJsonCache(0);
     let presented = 0;
-    cache.json('v', bytes(1), () => ++presented);
-    cache.json('v', bytes(1), () => ++presented);
+    cache.json('v', 1, bytes(1), () => ++presented);
+    cache.json('v', 1, bytes(1), () => ++presented);
     expect(presented).toBe(2);
     expect(cache.stats).toEqual({ entries: 0, bytes: 0 });
   });

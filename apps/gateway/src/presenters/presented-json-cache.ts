@@ -12,58 +12,84 @@ const hits = lookups.labels('hit');
 const misses = lookups.labels('miss');
 const keptBytes = new Gauge({
   name: 'glp_gateway_presented_json_bytes',
-  help: 'Bytes (keys and JSON) the presentation cache keeps, at most PRESENTED_JSON_CACHE_BYTES',
+  help: 'Bytes (keys, the messages\' bytes and JSON) the presentation cache keeps, at most PRESENTED_JSON_CACHE_BYTES',
   registers: [registry],
 });
 
-/**
- * The UTF-8 bytes of `text` in memory of their own: Buffer.from puts a short string (under 4 KiB) in a slice of an
- * 8 KiB pool, which a kept entry would hold whole.
- */
-function unpooled(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  bytes.write(text);
-  return bytes;
+/** A copy of `bytes` in memory of its own (Buffer.from puts short data in a slice of an 8 KiB pool, which an entry would hold whole). */
+function unpooledCopy(bytes: Uint8Array | string): Buffer {
+  const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
+  const copy = Buffer.allocUnsafeSlow(length);
+  if (typeof bytes === 'string') copy.write(bytes);
+  else copy.set(bytes);
+  return copy;
 }
+
+/** A kept presentation: the message's bytes it was made from, and its UTF-8 JSON. */
+interface Presented {
+  bytes: Buffer;
+  json: Buffer;
+}
+
+/**
+ * Versions of one message kept under one variant and id, the newest first: a project carries its caller's access
+ * levels, so members with other levels see other bytes of it (and a changed project is another version until it falls
+ * off the end). Kept side by side, callers listing the same projects do not push each other's presentations out.
+ */
+const VERSIONS_PER_ID = 4;
 
 /**
  * The JSON of a presented message, kept by what it is made of: the message's protobuf bytes as the service sent them
  * and the presentation's other inputs (`variant`: entity, viewer, external URL). A presenter is a pure function of
  * those, so an entry is right for as long as it is kept; a changed project, a caller with other access to it, another
- * host, each has other bytes or another variant, hence another entry. Nothing is invalidated, nothing goes stale.
+ * host, each has other bytes or another variant, hence is not answered by it. Nothing is invalidated, nothing goes stale.
+ *
+ * Entries are found by the variant and the message's id, and one answers only a message of the very bytes it was made
+ * from (compared whole; up to VERSIONS_PER_ID versions kept per id): the same exactness as keying by the bytes,
+ * without turning each project's bytes (~650 in the benchmark's listings, more with descriptions and settings) into a
+ * string key and hashing it for every project of every page (bench/README.md).
  *
  * Why: a page of 20 projects is ~100 KB of JSON. Decoding it, presenting it and serializing it was the gateway's largest
  * cost per listing (~1.1-1.4 ms of 2.5-2.9 ms at 100,000 projects, c=16; bench/README.md); the same projects come back
- * page after page (dashboards, bots polling, clients walking a list), and a hit costs a map lookup instead.
+ * page after page (dashboards, bots polling, clients walking a list), and a hit costs a map lookup and a compare instead.
  *
- * Bounded by `maxBytes` (keys and values; least recently used go first); 0 keeps nothing.
+ * Bounded by `maxBytes` (keys, bytes and JSON; least recently used go first); 0 keeps nothing.
  */
 export class PresentedJsonCache {
-  private readonly lru: LRUCache<string, Buffer> | undefined;
+  private readonly lru: LRUCache<string, Presented[]> | undefined;
 
   constructor(maxBytes: number) {
     this.lru = maxBytes > 0
-      ? new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (json, key) => json.length + key.length })
+      ? new LRUCache<string, Presented[]>({
+        maxSize: maxBytes,
+        sizeCalculation: (versions, key) => versions.reduce((n, v) => n + v.json.length + v.bytes.length, key.length),
+      })
       : undefined;
   }
 
-  /** The UTF-8 JSON of the message `bytes` as `variant` presents it: the kept one, or `present()` serialized (and kept). */
-  json(variant: string, bytes: Uint8Array, present: () => unknown): Buffer {
+  /**
+   * The UTF-8 JSON of the message `bytes` (whose id is `id`) as `variant` presents it: the kept one when it was made
+   * from these bytes, or `present()` serialized (and kept, with a copy of the bytes: `bytes` may be a view of a whole
+   * answer).
+   */
+  json(variant: string, id: number, bytes: Uint8Array, present: () => unknown): Buffer {
     if (!this.lru) return Buffer.from(JSON.stringify(present()));
-    // A one-byte (latin1) string of the bytes as they are, hashed and compared by the Map; the variant first, after its
-    // length (so no variant and bytes read as another variant and other bytes).
-    const key = `${variant.length}:${variant}${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')}`;
-    let json = this.lru.get(key);
-    if (json === undefined) {
-      misses.inc();
-      json = unpooled(JSON.stringify(present()));
-      this.lru.set(key, json);
-      keptBytes.set(this.lru.calculatedSize);
-    } else hits.inc();
+    // The variant's length first, so no variant and id read as another variant and id.
+    const key = `${variant.length}:${variant}${id}`;
+    const versions = this.lru.get(key);
+    const kept = versions?.find((version) => version.bytes.equals(bytes));
+    if (kept !== undefined) {
+      hits.inc();
+      return kept.json;
+    }
+    misses.inc();
+    const json = unpooledCopy(JSON.stringify(present()));
+    this.lru.set(key, [{ bytes: unpooledCopy(bytes), json }, ...(versions ?? []).slice(0, VERSIONS_PER_ID - 1)]);
+    keptBytes.set(this.lru.calculatedSize);
     return json;
   }
 
-  /** Entries and bytes kept (metrics, tests). */
+  /** Entries (ids under a variant) and bytes kept (metrics, tests). */
   get stats(): { entries: number; bytes: number } {
     return { entries: this.lru?.size ?? 0, bytes: this.lru?.calculatedSize ?? 0 };
   }

@@ -27,8 +27,8 @@ export interface Viewer {
 
 /**
  * What a project's presentation depends on besides the project: the entity (`entity`: the presenter used), every field
- * of the viewer and the external URL; the key of its JSON in the presentation cache (presented-json-cache.ts) with the
- * project's bytes. A Viewer field added above must be added here.
+ * of the viewer and the external URL; with the project's id, what its JSON is found by in the presentation cache
+ * (presented-json-cache.ts), which answers only the same project bytes. A Viewer field added above must be added here.
  */
 export function presentationVariant(entity: string, viewer: Viewer, urls: UrlBuilder): string {
   const flags = [viewer.authenticated, viewer.admin, viewer.customAttributes ?? false, viewer.license ?? false].map(Number).join('');

@@ -182,7 +182,7 @@ export async function listProjectsPage(
   const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor) };
   const [entity, present] = viewer.authenticated && !params.simple ? ['with_access', projectWithAccess] as const : ['basic', basicProjectDetails] as const;
   const variant = presentationVariant(entity, viewer, urls);
-  const items = res.projects.map((bytes) => services.presentedProjects.json(variant, bytes, () => present(projectsV1.Project.decode(bytes), urls, viewer)));
+  const items = res.projects.map((bytes) => services.presentedProjects.json(variant, encodedProjectId(bytes), bytes, () => present(projectsV1.Project.decode(bytes), urls, viewer)));
   const last = res.projects.at(-1);
   const result = keyset
     ? keysetResult(req, urls.base, sort, items, last ? encodedProjectId(last) : undefined)
@@ -287,7 +287,7 @@ export const projectRoutes: RouteDef[] = [
       const { project } = await services.projectReads.read({ selector, withCustomAttributes: params.with_custom_attributes === true, statistics: params.statistics === true });
       const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor), license: params.license === true };
       const variant = presentationVariant('for_viewer', viewer, urls);
-      return { body: new JsonBytes(services.presentedProjects.json(variant, project!, () => projectForViewer(projectsV1.Project.decode(project!), urls, viewer))) };
+      return { body: new JsonBytes(services.presentedProjects.json(variant, encodedProjectId(project!), project!, () => projectForViewer(projectsV1.Project.decode(project!), urls, viewer))) };
     },
   }),
 
