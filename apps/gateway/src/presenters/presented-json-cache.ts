@@ -16,12 +16,20 @@ const keptBytes = new Gauge({
   registers: [registry],
 });
 
-/** A copy of `bytes` in memory of its own (Buffer.from puts short data in a slice of an 8 KiB pool, which an entry would hold whole). */
-function unpooledCopy(bytes: Uint8Array | string): Buffer {
-  const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
-  const copy = Buffer.allocUnsafeSlow(length);
-  if (typeof bytes === 'string') copy.write(bytes);
-  else copy.set(bytes);
+/**
+ * The UTF-8 bytes of `text` in memory of their own: Buffer.from puts a short string (under 4 KiB) in a slice of an
+ * 8 KiB pool, which a kept entry would hold whole.
+ */
+function unpooled(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
+/** A copy of `bytes` in memory of its own: not the answer they may be a view of, nor a slice of Buffer's pool. */
+function unpooledCopy(bytes: Uint8Array): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.byteLength);
+  copy.set(bytes);
   return copy;
 }
 
@@ -83,7 +91,7 @@ export class PresentedJsonCache {
       return kept.json;
     }
     misses.inc();
-    const json = unpooledCopy(JSON.stringify(present()));
+    const json = unpooled(JSON.stringify(present()));
     this.lru.set(key, [{ bytes: unpooledCopy(bytes), json }, ...(versions ?? []).slice(0, VERSIONS_PER_ID - 1)]);
     keptBytes.set(this.lru.calculatedSize);
     return json;
