@@ -5,7 +5,7 @@ import { customAttributesFilter } from '../domain/custom-attribute-rules';
 import type { CustomAttributeRow } from '../store/custom-attributes-store';
 import { shownCustomAttributes } from './custom-attributes';
 import { normalizeTopics } from '../domain/new-project';
-import { findProjectsByIds, listProjectPage, projectVersionsByIds } from '../store/projects-store';
+import { findProjectsByIds, listProjectPage, projectVersionsByIds, type PageLoader } from '../store/projects-store';
 import type { ProjectRow, ProjectVersionRow } from '../store/project-rows';
 import { visibilityFromProto } from '../grpc/mappers';
 import type { ProjectsDeps } from './deps';
@@ -48,9 +48,9 @@ export async function listProjects<K = never>(
   const groupAccess = await groupAccessOf(deps, actor, []);
   const ordering = resolveOrdering(req.orderBy, req.search, signedIn, actor.admin);
   const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
-  const load = keptAnswer && !req.statistics && !req.withCustomAttributes
-    ? (ids: string[]) => keptOrRead(deps, actor, ids, (v) => keptAnswer(v, groupAccess.get(v.namespace_id) ?? 0))
-    : async (ids: string[]): Promise<ListedProject<K>[]> => (await findProjectsByIds(deps.pool, callerId(actor), ids)).map((row) => ({ row }));
+  const loader: PageLoader<ListedProject<K>> = keptAnswer && !req.statistics && !req.withCustomAttributes
+    ? { load: (ids, versions) => keptOrRead(deps, actor, ids, versions, (v) => keptAnswer(v, groupAccess.get(v.namespace_id) ?? 0)), versions: true }
+    : { load: async (ids) => (await findProjectsByIds(deps.pool, callerId(actor), ids)).map((row) => ({ row })) };
   const { rows: page, total } = await listProjectPage(deps.pool, {
     callerId: callerId(actor),
     readScope: readScopeOf(actor),
@@ -82,7 +82,7 @@ export async function listProjects<K = never>(
     countLimit: req.skipCount ? 0 : deps.countLimit,
     sharedWithGroupId: req.sharedWithGroupId || undefined,
     forkedFromProjectId: req.forkedFromProjectId || undefined,
-  }, load);
+  }, loader);
   const rows = page.flatMap((p) => (p.row ? [p.row] : []));
   const [customAttributes, statistics] = await Promise.all([
     shownCustomAttributes(deps, actor, req.withCustomAttributes, rows.map((r) => r.id)), listingStatistics(deps, actor, req.statistics, rows, groupAccess),
@@ -90,9 +90,14 @@ export async function listProjects<K = never>(
   return { page, groupAccess, total, customAttributes, statistics };
 }
 
-/** The page's projects in order: a kept answer where `kept` has one for their versions, else their rows (one statement). */
-async function keptOrRead<K>(deps: ProjectsDeps, actor: Actor, ids: string[], kept: (v: ProjectVersionRow) => K | undefined): Promise<ListedProject<K>[]> {
-  const versions = await projectVersionsByIds(deps.pool, callerId(actor), ids);
+/**
+ * The page's projects in order: a kept answer where `kept` has one for their versions (read with the ids, or here:
+ * one statement), else their rows (one statement).
+ */
+async function keptOrRead<K>(
+  deps: ProjectsDeps, actor: Actor, ids: string[], listed: ProjectVersionRow[] | undefined, kept: (v: ProjectVersionRow) => K | undefined,
+): Promise<ListedProject<K>[]> {
+  const versions = listed ?? await projectVersionsByIds(deps.pool, callerId(actor), ids);
   const answers = versions.map((v) => (v.self_contained ? kept(v) : undefined));
   const unread = versions.filter((_, i) => answers[i] === undefined).map((v) => v.id);
   const rows = new Map((unread.length ? await findProjectsByIds(deps.pool, callerId(actor), unread) : []).map((r) => [r.id, r]));

@@ -141,8 +141,9 @@ const IMPORT_SOURCE = `CASE WHEN p.import_source_count > 0 THEN (SELECT json_bui
 
 /**
  * What a listed project's kept encoding is keyed by (grpc/encoded-projects.ts `encodingKey`): the caller's membership
- * level, the project's and its namespace's row versions, and whether its answer reads no other row. PROJECT_SELECT and
- * PROJECT_VERSION_SELECT read them with these same expressions, so a key made from either names the same content.
+ * level, the project's and its namespace's row versions, and whether its answer reads no other row. PROJECT_SELECT reads
+ * them with the same expressions as the function listing_versions (migration 0022), which reads them without the row,
+ * so a key made from either names the same content; a change here is a migration changing that function too.
  */
 const VERSION_COLUMNS = `COALESCE(m.access_level, 0) AS member_access, p.xmin::text AS row_version, n.xmin::text AS namespace_version,
          p.group_link_count + p.fork_source_count + p.import_source_count = 0 AS self_contained`;
@@ -165,8 +166,5 @@ export const PROJECT_SELECT = `
          p.import_error, p.runners_token, p.empty_repo, ${FORK_SOURCE} AS fork_source,
          ${IMPORT_SOURCE} AS import_source, ${VERSION_COLUMNS}${PROJECT_FROM}`;
 
-/** A project's versions as ProjectVersionRow (`$1` the caller): what a kept encoding of it is looked up by. */
-export const PROJECT_VERSION_SELECT = `SELECT p.id, p.namespace_id, ${VERSION_COLUMNS}${PROJECT_FROM}`;
-
-/** What a listed project's kept encoding is keyed by, read without the rest of its row (PROJECT_VERSION_SELECT). */
+/** What a listed project's kept encoding is keyed by, read without the rest of its row (listing_versions, migration 0022). */
 export type ProjectVersionRow = Pick<ProjectRow, 'id' | 'namespace_id' | 'member_access' | 'row_version' | 'namespace_version' | 'self_contained'>;

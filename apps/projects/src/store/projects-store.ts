@@ -6,7 +6,7 @@ import {
   type ListFilter, type SearchFilter,
 } from '../domain/list-filter';
 import { containerPolicyNextRunsAt, touchesContainerPolicy } from '../domain/project-settings';
-import { PROJECT_FROM, PROJECT_SELECT, PROJECT_VERSION_SELECT, type ProjectRow, type ProjectVersionRow } from './project-rows';
+import { PROJECT_FROM, PROJECT_SELECT, type ProjectRow, type ProjectVersionRow } from './project-rows';
 import { recordProjectRoute } from './redirect-routes-store';
 
 type Queryable = Pool | PoolClient;
@@ -302,14 +302,22 @@ const LISTING_FROM = (sql: string) =>
  * needed, then runs beside the rows.
  */
 export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
-  return listProjectPage(db, f, (ids) => rowsByIds(db, f.callerId, ids));
+  return listProjectPage(db, f, { load: (ids) => rowsByIds(db, f.callerId, ids) });
 }
 
 /**
- * A listing's page and total as `listProjects` chooses and counts them, the page's projects loaded by `load` from their
- * ids (in the listing's order; it may leave out ids, as a row deleted meanwhile is left out), beside the count.
+ * How a listing's page is loaded: `load` gets the page's ids (in the listing's order; it may leave out ids, as a row
+ * deleted meanwhile is left out) and, when `versions` is set, their versions where the ids' statement read them too
+ * (pageIdsWithBound: one statement instead of two); without them it reads what it needs itself.
  */
-export async function listProjectPage<T>(db: Queryable, f: ListFilter, load: (ids: string[]) => Promise<T[]>): Promise<{ rows: T[]; total: number }> {
+export interface PageLoader<T> {
+  load(ids: string[], versions?: ProjectVersionRow[]): Promise<T[]>;
+  versions?: boolean;
+}
+
+/** A listing's page and total as `listProjects` chooses and counts them, the page's projects loaded by `loader`, beside the count. */
+export async function listProjectPage<T>(db: Queryable, f: ListFilter, loader: PageLoader<T>): Promise<{ rows: T[]; total: number }> {
+  const load = (page: PageIds) => (page.ids.length ? loader.load(page.ids, page.versions) : Promise.resolve([]));
   const { sql, values, callerProjects } = listWhere(f);
   const totalOf = (n: number | undefined) => (f.countLimit <= 0 || n === undefined || n > f.countLimit ? -1 : n);
   if (f.search) {
@@ -321,12 +329,12 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, load: (id
       values,
     );
     if (matched?.ids) {
-      const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids], load) : [];
+      const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids], loader.load) : [];
       return { rows, total: totalOf(matched.n) };
     }
     // More matches than that: at least one project in every N / SEARCH_SET_LIMIT matches, dense enough for the ordering
     // index to reach a page soon; and the total is over any count cap up to SEARCH_SET_LIMIT.
-    if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values, load), total: -1 };
+    if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values, loader.load), total: -1 };
   }
   // GitLab's count, up to the cap + 1 (`total_count_with_limit`), is the matches walked until one more than the cap.
   // When the listing's filters allow a lower bound from the per-visibility counts (countLowerBound) and that bound is
@@ -337,29 +345,29 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, load: (id
   // walks all of them for every page of an administrator's listing.
   const bound = f.countLimit > 0 ? countLowerBound(f) : undefined;
   if (bound?.exact) {
-    const { ids, atLeast } = await pageIdsWithBound(db, f, sql, values, bound);
-    return { rows: ids.length ? await load(ids) : [], total: totalOf(atLeast) };
+    const page = await pageIdsWithBound(db, f, sql, values, bound, loader.versions);
+    return { rows: await load(page), total: totalOf(page.atLeast) };
   }
   // A signed-in user's listing without a visibility: the bound (internal and public) plus their own private projects
   // that match, counted as the same listing asking for `visibility=private` (the caller's memberships, namespace,
   // groups and shares first: listWhere), never walking the internal and public ones the counts already hold (at
   // 100,000 projects a member's `topic=t7` walked its ~1,350 matches, the default listing 10,001).
   if (bound?.plusOwnPrivate) {
-    const { ids, atLeast } = await pageIdsWithBound(db, f, sql, values, bound);
-    const own = atLeast > f.countLimit ? undefined : listWhere({ ...f, visibility: 'private' });
-    const [rows, n] = await Promise.all([ids.length ? load(ids) : [], own ? cappedCount(db, f, own.sql, own.values) : 0]);
-    return { rows, total: totalOf(atLeast + n) };
+    const page = await pageIdsWithBound(db, f, sql, values, bound, loader.versions);
+    const own = page.atLeast > f.countLimit ? undefined : listWhere({ ...f, visibility: 'private' });
+    const [rows, n] = await Promise.all([load(page), own ? cappedCount(db, f, own.sql, own.values) : 0]);
+    return { rows, total: totalOf(page.atLeast + n) };
   }
   if (bound && boundDue(bound, f.countLimit)) {
-    const { ids, atLeast } = await pageIdsWithBound(db, f, sql, values, bound);
-    const passes = noteBound(bound, f.countLimit, atLeast);
-    const [rows, n] = await Promise.all([ids.length ? load(ids) : [], passes ? f.countLimit + 1 : cappedCount(db, f, sql, values)]);
+    const page = await pageIdsWithBound(db, f, sql, values, bound, loader.versions);
+    const passes = noteBound(bound, f.countLimit, page.atLeast);
+    const [rows, n] = await Promise.all([load(page), passes ? f.countLimit + 1 : cappedCount(db, f, sql, values)]);
     return { rows, total: totalOf(n) };
   }
   const count = f.countLimit <= 0 ? undefined
     : callerProjects && countsCallerProjectsAlone(f) ? callerProjectsCount(db, f, callerProjects, values)
     : cappedCount(db, f, sql, values);
-  const [rows, n] = await Promise.all([pageOf(db, f, sql, values, load), count]);
+  const [rows, n] = await Promise.all([pageOf(db, f, sql, values, loader.load), count]);
   return { rows, total: totalOf(n) };
 }
 
@@ -422,26 +430,40 @@ function noteBound(bound: CountLowerBound, cap: number, atLeast: number): boolea
   return passes;
 }
 
+/** A page's ids in the listing's order, and their versions when the ids' statement read them. */
+interface PageIds {
+  ids: string[];
+  versions?: ProjectVersionRow[];
+}
+
 /**
  * The page's ids and the bound in one statement: the projects not pending deletion of the bound's visibilities (and
  * archived state) from project_listing_counts (0017), or of its topic from project_topic_listing_counts (0021), an
  * InitPlan read once, beside the page's ids as an array (one row even for an empty page). Read as a statement of its
  * own, beside the page, the bound cost a round trip: per offset listing ~0.2 ms of projects' CPU and ~0.25 ms of
- * PostgreSQL's (bench/README.md).
+ * PostgreSQL's (bench/README.md). With `versions`, the page's versions too (listing_versions, migration 0022: one row
+ * per project in the ids' order, or one row of nulls for an empty page), instead of a statement of their own after the
+ * ids: one round trip less per listing (bench/README.md).
  */
 async function pageIdsWithBound(
-  db: Queryable, f: ListFilter, where: string, values: unknown[], bound: CountLowerBound,
-): Promise<{ ids: string[]; atLeast: number }> {
+  db: Queryable, f: ListFilter, where: string, values: unknown[], bound: CountLowerBound, versions = false,
+): Promise<PageIds & { atLeast: number }> {
   const page = pageIdsStatement(f, where, values);
   const v = [...page.values, bound.visibilities, bound.archived ?? null];
   const [vis, archived] = [`$${v.length - 1}`, `$${v.length}`];
   const counts = bound.topic === undefined ? 'project_listing_counts c WHERE' : `project_topic_listing_counts c WHERE c.topic = $${v.push(bound.topic)} AND`;
-  const { rows } = await db.query<{ ids: (string | number)[]; at_least: number }>(
-    `SELECT ARRAY(${page.text}) AS ids,
-            (SELECT COALESCE(sum(c.n), 0) FROM ${counts}
-             c.visibility = ANY(${vis}::text[]) AND (${archived}::boolean IS NULL OR c.archived = ${archived}))::bigint AS at_least`,
-    v,
-  );
+  const atLeast = `(SELECT COALESCE(sum(c.n), 0) FROM ${counts}
+             c.visibility = ANY(${vis}::text[]) AND (${archived}::boolean IS NULL OR c.archived = ${archived}))::bigint AS at_least`;
+  if (versions) {
+    const { rows } = await db.query<{ at_least: number } & { [K in keyof ProjectVersionRow]: ProjectVersionRow[K] | null }>(
+      `SELECT b.at_least, v.id, v.namespace_id, v.member_access, v.row_version, v.namespace_version, v.self_contained
+       FROM (SELECT ${atLeast}) b LEFT JOIN LATERAL listing_versions(ARRAY(${page.text}), $1::bigint) v ON true ORDER BY v.ord`,
+      v,
+    );
+    const listed = rows.flatMap(({ at_least: _, ...version }) => (version.id === null ? [] : [version as ProjectVersionRow]));
+    return { ids: listed.map((r) => String(r.id)), versions: listed, atLeast: Number(rows[0]?.at_least ?? 0) };
+  }
+  const { rows } = await db.query<{ ids: (string | number)[]; at_least: number }>(`SELECT ARRAY(${page.text}) AS ids, ${atLeast}`, v);
   return { ids: (rows[0]?.ids ?? []).map(String), atLeast: Number(rows[0]?.at_least ?? 0) };
 }
 
@@ -463,7 +485,7 @@ const firstMatches = (where: string, limit: number) => `(SELECT p.id${LISTING_FR
 const SEARCH_SET_LIMIT = 10_000;
 
 /** The page's projects: their ids chosen by `where` (SQL over `p`, `n`, `m`; `$1` the caller) in the listing's order. */
-async function pageOf<T>(db: Queryable, f: ListFilter, where: string, values: unknown[], load: (ids: string[]) => Promise<T[]>): Promise<T[]> {
+async function pageOf<T>(db: Queryable, f: ListFilter, where: string, values: unknown[], load: PageLoader<T>['load']): Promise<T[]> {
   const page = pageIdsStatement(f, where, values);
   const { rows } = await db.query<{ id: string }>(page.text, page.values);
   return rows.length ? load(rows.map((r) => r.id)) : [];
@@ -502,10 +524,17 @@ function rowsByIds(db: Queryable, callerId: number, ids: string[]): Promise<Proj
 /**
  * What the kept encodings of these projects are keyed by, in the ids' order (missing ids are absent), as the caller
  * `callerId` sees them: a listing whose projects' encodings are kept reads these instead of their rows (PostgreSQL
- * -0.22 ms a listing of 20, and no row to parse and map; bench/README.md).
+ * -0.22 ms a listing of 20, and no row to parse and map; bench/README.md). Read by listing_versions (migration 0022),
+ * as the ids' statement reads them where it can (pageIdsWithBound); none asked, no query.
  */
-export function projectVersionsByIds(db: Queryable, callerId: number, ids: string[]): Promise<ProjectVersionRow[]> {
-  return inIdsOrder<ProjectVersionRow>(db, 'project_versions_by_ids', PROJECT_VERSION_SELECT, callerId, ids);
+export async function projectVersionsByIds(db: Queryable, callerId: number, ids: string[]): Promise<ProjectVersionRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<ProjectVersionRow>({
+    name: 'project_versions_by_ids',
+    text: 'SELECT id, namespace_id, member_access, row_version, namespace_version, self_contained FROM listing_versions($2::bigint[], $1::bigint) ORDER BY ord',
+    values: [callerId, ids],
+  });
+  return rows;
 }
 
 /** `select` (over `p`, `$1` the caller) of these ids in their order, as a named statement; none asked, no query. */

@@ -86,9 +86,15 @@ describe('ListProjects with kept encodings', () => {
     statements.length = 0;
     await expectFresh(alice);
     expect(cache.stats.entries).toBe(kept);
-    // Seen before: the page's versions are read, not its rows.
+    // Seen before: the page's versions are read with its ids and count's bound (listing_versions, one statement), not
+    // its rows; the other statement counts alice's own private projects (none).
+    expect(statements).toEqual(['unnamed', 'unnamed']);
+    // A listing whose ids come otherwise (a search's matches first) reads the versions by a statement of their own.
+    statements.length = 0;
+    expect((await expectFresh(alice, { search: 'three' })).projects.map((p) => p.name)).toEqual(['three']);
     expect(statements).toContain('project_versions_by_ids');
     expect(statements).not.toContain('project_rows_by_ids');
+    expect(cache.stats.entries).toBe(kept);
     // Other callers, other entries: their access differs (alice owns the namespace; bob and the anonymous caller do not).
     const forBob = await expectFresh(bob);
     expect(forBob.projects.map((p) => [p.callerAccessLevel, p.runnersToken])).toEqual([[0, ''], [0, ''], [0, '']]);
