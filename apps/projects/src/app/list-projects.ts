@@ -5,7 +5,7 @@ import { customAttributesFilter } from '../domain/custom-attribute-rules';
 import type { CustomAttributeRow } from '../store/custom-attributes-store';
 import { shownCustomAttributes } from './custom-attributes';
 import { normalizeTopics } from '../domain/new-project';
-import { findProjectsByIds, listProjectPage, projectVersionsByIds, type PageLoader } from '../store/projects-store';
+import { findProjectsByIds, listProjectPage, type PageLoader } from '../store/projects-store';
 import type { ProjectRow, ProjectVersionRow } from '../store/project-rows';
 import { visibilityFromProto } from '../grpc/mappers';
 import type { ProjectsDeps } from './deps';
@@ -30,9 +30,9 @@ export type KeptAnswer<K> = (version: ProjectVersionRow, namespaceGroupAccess: n
  * the projects are shared with (one identity call for every group of the caller, signed-in non-administrators only;
  * one SQL page + one count; no count when `skip_count`, keyset).
  *
- * With `keptAnswer` (and neither statistics nor custom attributes asked), the page's projects are read as versions
- * first, and only those without a kept answer as rows: a page seen before costs one statement of a few columns instead
- * of the rows' select list, their parsing and their mapping.
+ * With `keptAnswer` (and neither statistics nor custom attributes asked), the page's projects are read as versions by
+ * the statement choosing the page, and only those without a kept answer as rows: a page seen before costs that one
+ * statement instead of two and the rows' select list, their parsing and their mapping.
  */
 export async function listProjects<K = never>(
   deps: ProjectsDeps,
@@ -49,8 +49,8 @@ export async function listProjects<K = never>(
   const ordering = resolveOrdering(req.orderBy, req.search, signedIn, actor.admin);
   const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
   const loader: PageLoader<ListedProject<K>> = keptAnswer && !req.statistics && !req.withCustomAttributes
-    ? { load: (ids, versions) => keptOrRead(deps, actor, ids, versions, (v) => keptAnswer(v, groupAccess.get(v.namespace_id) ?? 0)), versions: true }
-    : { load: async (ids) => (await findProjectsByIds(deps.pool, callerId(actor), ids)).map((row) => ({ row })) };
+    ? { byVersions: (versions) => keptOrRead(deps, actor, versions, (v) => keptAnswer(v, groupAccess.get(v.namespace_id) ?? 0)) }
+    : { byIds: async (ids) => (await findProjectsByIds(deps.pool, callerId(actor), ids)).map((row) => ({ row })) };
   const { rows: page, total } = await listProjectPage(deps.pool, {
     callerId: callerId(actor),
     readScope: readScopeOf(actor),
@@ -91,13 +91,10 @@ export async function listProjects<K = never>(
 }
 
 /**
- * The page's projects in order: a kept answer where `kept` has one for their versions (read with the ids, or here:
- * one statement), else their rows (one statement).
+ * The page's projects in order, from their versions (read with the page: listProjectPage): a kept answer where `kept`
+ * has one for their versions, else their rows (one statement).
  */
-async function keptOrRead<K>(
-  deps: ProjectsDeps, actor: Actor, ids: string[], listed: ProjectVersionRow[] | undefined, kept: (v: ProjectVersionRow) => K | undefined,
-): Promise<ListedProject<K>[]> {
-  const versions = listed ?? await projectVersionsByIds(deps.pool, callerId(actor), ids);
+async function keptOrRead<K>(deps: ProjectsDeps, actor: Actor, versions: ProjectVersionRow[], kept: (v: ProjectVersionRow) => K | undefined): Promise<ListedProject<K>[]> {
   const answers = versions.map((v) => (v.self_contained ? kept(v) : undefined));
   const unread = versions.filter((_, i) => answers[i] === undefined).map((v) => v.id);
   const rows = new Map((unread.length ? await findProjectsByIds(deps.pool, callerId(actor), unread) : []).map((r) => [r.id, r]));

@@ -302,22 +302,32 @@ const LISTING_FROM = (sql: string) =>
  * needed, then runs beside the rows.
  */
 export async function listProjects(db: Queryable, f: ListFilter): Promise<{ rows: ProjectRow[]; total: number }> {
-  return listProjectPage(db, f, { load: (ids) => rowsByIds(db, f.callerId, ids) });
+  return listProjectPage(db, f, { byIds: (ids) => rowsByIds(db, f.callerId, ids) });
 }
 
 /**
- * How a listing's page is loaded: `load` gets the page's ids (in the listing's order; it may leave out ids, as a row
- * deleted meanwhile is left out) and, when `versions` is set, their versions where the ids' statement read them too
- * (pageIdsWithBound: one statement instead of two); without them it reads what it needs itself.
+ * How a listing's page is loaded, in the listing's order (a project deleted meanwhile is left out; never called for an
+ * empty page): from its ids, or from its projects' versions (what their kept encodings are keyed by), which the
+ * statement choosing the page then reads with it (listing_versions, migration 0022: one statement, not two).
  */
-export interface PageLoader<T> {
-  load(ids: string[], versions?: ProjectVersionRow[]): Promise<T[]>;
-  versions?: boolean;
+export type PageLoader<T> = { byIds(ids: string[]): Promise<T[]> } | { byVersions(versions: ProjectVersionRow[]): Promise<T[]> };
+
+/** A page as its statement read it: its projects' versions where the loader takes them, else their ids. */
+type ReadPage = { versions: ProjectVersionRow[] } | { ids: string[] };
+
+function loadPage<T>(loader: PageLoader<T>, page: ReadPage): Promise<T[]> {
+  if ('byVersions' in loader) return 'versions' in page && page.versions.length ? loader.byVersions(page.versions) : Promise.resolve([]);
+  return 'ids' in page && page.ids.length ? loader.byIds(page.ids) : Promise.resolve([]);
 }
+
+/** The page's versions, read by listing_versions over the ids `idsSql` chooses (`$1` the caller); `ord` their order. */
+const VERSIONS_OF = (idsSql: string) =>
+  `SELECT v.id, v.namespace_id, v.member_access, v.row_version, v.namespace_version, v.self_contained, v.ord
+   FROM listing_versions(ARRAY(${idsSql}), $1::bigint) v`;
 
 /** A listing's page and total as `listProjects` chooses and counts them, the page's projects loaded by `loader`, beside the count. */
 export async function listProjectPage<T>(db: Queryable, f: ListFilter, loader: PageLoader<T>): Promise<{ rows: T[]; total: number }> {
-  const load = (page: PageIds) => (page.ids.length ? loader.load(page.ids, page.versions) : Promise.resolve([]));
+  const versions = 'byVersions' in loader;
   const { sql, values, callerProjects } = listWhere(f);
   const totalOf = (n: number | undefined) => (f.countLimit <= 0 || n === undefined || n > f.countLimit ? -1 : n);
   if (f.search) {
@@ -329,12 +339,12 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, loader: P
       values,
     );
     if (matched?.ids) {
-      const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids], loader.load) : [];
+      const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids], loader) : [];
       return { rows, total: totalOf(matched.n) };
     }
     // More matches than that: at least one project in every N / SEARCH_SET_LIMIT matches, dense enough for the ordering
     // index to reach a page soon; and the total is over any count cap up to SEARCH_SET_LIMIT.
-    if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values, loader.load), total: -1 };
+    if (f.countLimit <= SEARCH_SET_LIMIT) return { rows: await pageOf(db, f, sql, values, loader), total: -1 };
   }
   // GitLab's count, up to the cap + 1 (`total_count_with_limit`), is the matches walked until one more than the cap.
   // When the listing's filters allow a lower bound from the per-visibility counts (countLowerBound) and that bound is
@@ -345,29 +355,29 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, loader: P
   // walks all of them for every page of an administrator's listing.
   const bound = f.countLimit > 0 ? countLowerBound(f) : undefined;
   if (bound?.exact) {
-    const page = await pageIdsWithBound(db, f, sql, values, bound, loader.versions);
-    return { rows: await load(page), total: totalOf(page.atLeast) };
+    const page = await pageIdsWithBound(db, f, sql, values, bound, versions);
+    return { rows: await loadPage(loader, page), total: totalOf(page.atLeast) };
   }
   // A signed-in user's listing without a visibility: the bound (internal and public) plus their own private projects
   // that match, counted as the same listing asking for `visibility=private` (the caller's memberships, namespace,
   // groups and shares first: listWhere), never walking the internal and public ones the counts already hold (at
   // 100,000 projects a member's `topic=t7` walked its ~1,350 matches, the default listing 10,001).
   if (bound?.plusOwnPrivate) {
-    const page = await pageIdsWithBound(db, f, sql, values, bound, loader.versions);
+    const page = await pageIdsWithBound(db, f, sql, values, bound, versions);
     const own = page.atLeast > f.countLimit ? undefined : listWhere({ ...f, visibility: 'private' });
-    const [rows, n] = await Promise.all([load(page), own ? cappedCount(db, f, own.sql, own.values) : 0]);
+    const [rows, n] = await Promise.all([loadPage(loader, page), own ? cappedCount(db, f, own.sql, own.values) : 0]);
     return { rows, total: totalOf(page.atLeast + n) };
   }
   if (bound && boundDue(bound, f.countLimit)) {
-    const page = await pageIdsWithBound(db, f, sql, values, bound, loader.versions);
+    const page = await pageIdsWithBound(db, f, sql, values, bound, versions);
     const passes = noteBound(bound, f.countLimit, page.atLeast);
-    const [rows, n] = await Promise.all([load(page), passes ? f.countLimit + 1 : cappedCount(db, f, sql, values)]);
+    const [rows, n] = await Promise.all([loadPage(loader, page), passes ? f.countLimit + 1 : cappedCount(db, f, sql, values)]);
     return { rows, total: totalOf(n) };
   }
   const count = f.countLimit <= 0 ? undefined
     : callerProjects && countsCallerProjectsAlone(f) ? callerProjectsCount(db, f, callerProjects, values)
     : cappedCount(db, f, sql, values);
-  const [rows, n] = await Promise.all([pageOf(db, f, sql, values, loader.load), count]);
+  const [rows, n] = await Promise.all([pageOf(db, f, sql, values, loader), count]);
   return { rows, total: totalOf(n) };
 }
 
@@ -430,24 +440,17 @@ function noteBound(bound: CountLowerBound, cap: number, atLeast: number): boolea
   return passes;
 }
 
-/** A page's ids in the listing's order, and their versions when the ids' statement read them. */
-interface PageIds {
-  ids: string[];
-  versions?: ProjectVersionRow[];
-}
-
 /**
  * The page's ids and the bound in one statement: the projects not pending deletion of the bound's visibilities (and
  * archived state) from project_listing_counts (0017), or of its topic from project_topic_listing_counts (0021), an
  * InitPlan read once, beside the page's ids as an array (one row even for an empty page). Read as a statement of its
  * own, beside the page, the bound cost a round trip: per offset listing ~0.2 ms of projects' CPU and ~0.25 ms of
- * PostgreSQL's (bench/README.md). With `versions`, the page's versions too (listing_versions, migration 0022: one row
- * per project in the ids' order, or one row of nulls for an empty page), instead of a statement of their own after the
- * ids: one round trip less per listing (bench/README.md).
+ * PostgreSQL's (bench/README.md). With `versions`, the page's versions instead of its ids (listing_versions, migration
+ * 0022: one row per project in the ids' order, or one row of nulls for an empty page).
  */
 async function pageIdsWithBound(
-  db: Queryable, f: ListFilter, where: string, values: unknown[], bound: CountLowerBound, versions = false,
-): Promise<PageIds & { atLeast: number }> {
+  db: Queryable, f: ListFilter, where: string, values: unknown[], bound: CountLowerBound, versions: boolean,
+): Promise<ReadPage & { atLeast: number }> {
   const page = pageIdsStatement(f, where, values);
   const v = [...page.values, bound.visibilities, bound.archived ?? null];
   const [vis, archived] = [`$${v.length - 1}`, `$${v.length}`];
@@ -455,13 +458,12 @@ async function pageIdsWithBound(
   const atLeast = `(SELECT COALESCE(sum(c.n), 0) FROM ${counts}
              c.visibility = ANY(${vis}::text[]) AND (${archived}::boolean IS NULL OR c.archived = ${archived}))::bigint AS at_least`;
   if (versions) {
-    const { rows } = await db.query<{ at_least: number } & { [K in keyof ProjectVersionRow]: ProjectVersionRow[K] | null }>(
-      `SELECT b.at_least, v.id, v.namespace_id, v.member_access, v.row_version, v.namespace_version, v.self_contained
-       FROM (SELECT ${atLeast}) b LEFT JOIN LATERAL listing_versions(ARRAY(${page.text}), $1::bigint) v ON true ORDER BY v.ord`,
+    const { rows } = await db.query<{ at_least: number; ord: number | null } & { [K in keyof ProjectVersionRow]: ProjectVersionRow[K] | null }>(
+      `SELECT b.at_least, v.* FROM (SELECT ${atLeast}) b LEFT JOIN LATERAL (${VERSIONS_OF(page.text)}) v ON true ORDER BY v.ord`,
       v,
     );
-    const listed = rows.flatMap(({ at_least: _, ...version }) => (version.id === null ? [] : [version as ProjectVersionRow]));
-    return { ids: listed.map((r) => String(r.id)), versions: listed, atLeast: Number(rows[0]?.at_least ?? 0) };
+    const listed = rows.flatMap(({ at_least: _, ord: __, ...version }) => (version.id === null ? [] : [version as ProjectVersionRow]));
+    return { versions: listed, atLeast: Number(rows[0]?.at_least ?? 0) };
   }
   const { rows } = await db.query<{ ids: (string | number)[]; at_least: number }>(`SELECT ARRAY(${page.text}) AS ids, ${atLeast}`, v);
   return { ids: (rows[0]?.ids ?? []).map(String), atLeast: Number(rows[0]?.at_least ?? 0) };
@@ -484,11 +486,15 @@ const firstMatches = (where: string, limit: number) => `(SELECT p.id${LISTING_FR
  */
 const SEARCH_SET_LIMIT = 10_000;
 
-/** The page's projects: their ids chosen by `where` (SQL over `p`, `n`, `m`; `$1` the caller) in the listing's order. */
-async function pageOf<T>(db: Queryable, f: ListFilter, where: string, values: unknown[], load: PageLoader<T>['load']): Promise<T[]> {
+/**
+ * The page's projects: their ids chosen by `where` (SQL over `p`, `n`, `m`; `$1` the caller) in the listing's order, or
+ * their versions over those ids (one statement either way).
+ */
+async function pageOf<T>(db: Queryable, f: ListFilter, where: string, values: unknown[], loader: PageLoader<T>): Promise<T[]> {
   const page = pageIdsStatement(f, where, values);
+  if ('byVersions' in loader) return loadPage(loader, { versions: (await db.query<ProjectVersionRow>(`${VERSIONS_OF(page.text)} ORDER BY v.ord`, page.values)).rows });
   const { rows } = await db.query<{ id: string }>(page.text, page.values);
-  return rows.length ? load(rows.map((r) => r.id)) : [];
+  return loadPage(loader, { ids: rows.map((r) => r.id) });
 }
 
 /** The statement choosing the page's ids: `where`, the listing's order, LIMIT and OFFSET (the last two values). */
@@ -521,21 +527,6 @@ function rowsByIds(db: Queryable, callerId: number, ids: string[]): Promise<Proj
   return inIdsOrder<ProjectRow>(db, 'project_rows_by_ids', PROJECT_SELECT, callerId, ids);
 }
 
-/**
- * What the kept encodings of these projects are keyed by, in the ids' order (missing ids are absent), as the caller
- * `callerId` sees them: a listing whose projects' encodings are kept reads these instead of their rows (PostgreSQL
- * -0.22 ms a listing of 20, and no row to parse and map; bench/README.md). Read by listing_versions (migration 0022),
- * as the ids' statement reads them where it can (pageIdsWithBound); none asked, no query.
- */
-export async function projectVersionsByIds(db: Queryable, callerId: number, ids: string[]): Promise<ProjectVersionRow[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query<ProjectVersionRow>({
-    name: 'project_versions_by_ids',
-    text: 'SELECT id, namespace_id, member_access, row_version, namespace_version, self_contained FROM listing_versions($2::bigint[], $1::bigint) ORDER BY ord',
-    values: [callerId, ids],
-  });
-  return rows;
-}
 
 /** `select` (over `p`, `$1` the caller) of these ids in their order, as a named statement; none asked, no query. */
 async function inIdsOrder<T extends object>(db: Queryable, name: string, select: string, callerId: number, ids: string[]): Promise<T[]> {

@@ -89,11 +89,15 @@ describe('ListProjects with kept encodings', () => {
     // Seen before: the page's versions are read with its ids and count's bound (listing_versions, one statement), not
     // its rows; the other statement counts alice's own private projects (none).
     expect(statements).toEqual(['unnamed', 'unnamed']);
-    // A listing whose ids come otherwise (a search's matches first) reads the versions by a statement of their own.
+    // A listing whose page is chosen otherwise (a search: its matches first, then the page among them) reads the
+    // versions with the page too.
     statements.length = 0;
     expect((await expectFresh(alice, { search: 'three' })).projects.map((p) => p.name)).toEqual(['three']);
-    expect(statements).toContain('project_versions_by_ids');
-    expect(statements).not.toContain('project_rows_by_ids');
+    expect(statements).toEqual(['unnamed', 'unnamed']);
+    // A keyset page (the gateway's: after an id, no count): one statement.
+    statements.length = 0;
+    expect((await expectFresh(alice, { idAfter: ids[0], skipCount: true })).projects.map((p) => p.name)).toEqual(['two', 'three']);
+    expect(statements).toEqual(['unnamed']);
     expect(cache.stats.entries).toBe(kept);
     // Other callers, other entries: their access differs (alice owns the namespace; bob and the anonymous caller do not).
     const forBob = await expectFresh(bob);
