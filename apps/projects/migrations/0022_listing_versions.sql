@@ -8,9 +8,9 @@
 -- A function so that a listing's page ids, its count's bound and its versions are one statement (one round trip,
 -- store/projects-store.ts pageIdsWithBound) whose joins are not planned again on every listing: written inline in
 -- the ids' statement they cost PostgreSQL ~0.5 ms of planning per listing (bench/README.md); PL/pgSQL keeps the plan
--- of its query. The plan is a walk of the ids probing each table by key whatever the ids: generic from the first call
--- (without the setting, fewer than 10 ids, e.g. per_page=5, would be planned again on every call, as
--- projects-store.ts idsForGenericPlan describes for the named statements).
+-- of its query. The plan is a walk of the ids probing each table by key whatever the ids: generic from the first call.
+-- Without the setting PostgreSQL's plan cache kept planning it again on every call (3,000 calls on one connection,
+-- 10,000 projects: 0.67-0.71 ms of PostgreSQL a call with 3 or 20 ids, against 0.18-0.34 ms with it).
 CREATE FUNCTION listing_versions(ids bigint[], caller bigint)
 RETURNS TABLE (id bigint, namespace_id bigint, member_access integer, row_version text, namespace_version text, self_contained boolean, ord bigint)
 LANGUAGE plpgsql STABLE
