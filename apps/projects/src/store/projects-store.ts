@@ -523,17 +523,11 @@ export async function findProjectsByIds(db: Queryable, callerId: number, ids: re
  * The projects of these ids, in that order (joined by primary key and kept in the array's order: no sort, no walk of an
  * ordering index), as the caller `callerId` sees them; none asked, no query.
  */
-function rowsByIds(db: Queryable, callerId: number, ids: string[]): Promise<ProjectRow[]> {
-  return inIdsOrder<ProjectRow>(db, 'project_rows_by_ids', PROJECT_SELECT, callerId, ids);
-}
-
-
-/** `select` (over `p`, `$1` the caller) of these ids in their order, as a named statement; none asked, no query. */
-async function inIdsOrder<T extends object>(db: Queryable, name: string, select: string, callerId: number, ids: string[]): Promise<T[]> {
+async function rowsByIds(db: Queryable, callerId: number, ids: string[]): Promise<ProjectRow[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<T>({
-    name,
-    text: `${select} JOIN unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord) ON page.id = p.id ORDER BY page.ord`,
+  const { rows } = await db.query<ProjectRow>({
+    name: 'project_rows_by_ids',
+    text: `${PROJECT_SELECT} JOIN unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord) ON page.id = p.id ORDER BY page.ord`,
     values: [callerId, idsForGenericPlan(ids)],
   });
   return rows;
