@@ -10,6 +10,11 @@ export const projectsEnv = z.object({
   DB_SCHEMA: env.identifier('projects'),
   /** Per process; reads dominate and are single-statement, so 10 serves ~1k req/s per replica. */
   DB_POOL_MAX: env.int(10, 1, 200),
+  /**
+   * Per process, beside DB_POOL_MAX: connections that keep generic plans, for the listings whose plan no value changes
+   * (an administrator's or anonymous caller's, by visibility and archived state only); 0: those use the main pool.
+   */
+  DB_GENERIC_PLAN_POOL_MAX: env.int(4, 0, 200),
   GRPC_HOST: env.str('0.0.0.0'),
   GRPC_PORT: env.port(50052),
   /** identity's gRPC address (host:port). */

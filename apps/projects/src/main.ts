@@ -31,6 +31,10 @@ async function main(): Promise<void> {
   initMetrics('projects');
   const pool = createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_POOL_MAX, applicationName: 'projects' });
   onShutdown('db pool', () => pool.end());
+  const genericPlanPool = config.DB_GENERIC_PLAN_POOL_MAX > 0
+    ? createPool({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, max: config.DB_GENERIC_PLAN_POOL_MAX, applicationName: 'projects-generic-plans', genericPlans: true })
+    : undefined;
+  if (genericPlanPool) onShutdown('db pool (generic plans)', () => genericPlanPool.end());
   const identity = createGrpcClient(identityV1.IdentityServiceClient, config.IDENTITY_GRPC_ADDR, { actorSecret: config.ACTOR_SECRET });
   onShutdown('identity client', () => identity.close());
 
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   }
 
   const deps = {
-    pool, identity, groupAccessCache, pathHints: new ProjectPathHints(config.PROJECT_PATH_HINTS), topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
+    pool, genericPlanPool, identity, groupAccessCache, pathHints: new ProjectPathHints(config.PROJECT_PATH_HINTS), topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
     secretBox: new SecretBox(config.SECRETS_KEY || config.ACTOR_SECRET),
     importRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     repositoryStorages: config.REPOSITORY_STORAGES,

@@ -142,7 +142,9 @@ test('PostgreSQL admits every pool at its HPA maximum (max_connections)', () => 
     const hpa = ofKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef?.name === w.metadata.name);
     const pods = hpa ? hpa.spec.maxReplicas : w.kind === 'Job' ? 1 : (w.spec.replicas ?? 1);
     const env = [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers].flatMap((c: any) => c.env ?? []);
-    const pool = Number(env.find((e: any) => e.name === 'DB_POOL_MAX')?.value ?? 10); // the services' default
+    const pool = Number(env.find((e: any) => e.name === 'DB_POOL_MAX')?.value ?? 10) // the services' default
+      // projects' second pool, for the listings read with generic plans (its default: 4)
+      + (podTemplateLabels(w)[COMPONENT_LABEL] === 'projects' ? Number(env.find((e: any) => e.name === 'DB_GENERIC_PLAN_POOL_MAX')?.value ?? 4) : 0);
     budget += pods * pool;
     parts.push(`${w.metadata.name} ${pods}×${pool}`);
   }

@@ -18,6 +18,12 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** TCP keepalive: first probe after this much idle, so a dead peer is noticed on idle connections (default 10000 ms). */
   keepAliveInitialDelayMs?: number;
+  /**
+   * Every statement on these connections runs PostgreSQL's generic plan (`plan_cache_mode = force_generic_plan`),
+   * planned once per prepared statement instead of for each execution's values: only for statements whose best plan
+   * no value changes.
+   */
+  genericPlans?: boolean;
 }
 
 export function assertIdentifier(name: string): string {
@@ -39,7 +45,7 @@ export function createPool(opts: PoolOptions): Pool {
     keepAlive: true,
     keepAliveInitialDelayMillis: opts.keepAliveInitialDelayMs ?? 10000,
     application_name: opts.applicationName ?? schema,
-    options: `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30000}`,
+    options: `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30000}${opts.genericPlans ? ' -c plan_cache_mode=force_generic_plan' : ''}`,
   };
   const pool = new Pool(config);
   // An idle client that loses its connection emits 'error' on the pool; without a listener it would crash the process.

@@ -13,6 +13,12 @@ export type IdentityClient = Pick<
 
 export interface ProjectsDeps {
   pool: Pool;
+  /**
+   * Connections that keep PostgreSQL's generic plans (`plan_cache_mode = force_generic_plan`), for the listings whose
+   * plan no value changes (plansAlikeForAnyValues) and only for them: every statement run on it is planned once per
+   * connection, whatever its values. Absent: those listings use `pool` and are planned for their values every time.
+   */
+  genericPlanPool?: Pool;
   identity: IdentityClient;
   /** Users' group levels kept between requests (absent: identity is asked on every request that needs them). */
   groupAccessCache?: GroupAccessCache;

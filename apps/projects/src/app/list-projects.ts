@@ -1,6 +1,8 @@
 import type { projectsV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
-import { anonymousMatchesNothing, parseSearch, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering } from '../domain/list-filter';
+import {
+  anonymousMatchesNothing, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering, type ListFilter,
+} from '../domain/list-filter';
 import { customAttributesFilter } from '../domain/custom-attribute-rules';
 import type { CustomAttributeRow } from '../store/custom-attributes-store';
 import { shownCustomAttributes } from './custom-attributes';
@@ -51,7 +53,7 @@ export async function listProjects<K = never>(
   const loader: PageLoader<ListedProject<K>> = keptAnswer && !req.statistics && !req.withCustomAttributes
     ? { byVersions: (versions) => keptOrRead(deps, actor, versions, (v) => keptAnswer(v, groupAccess.get(v.namespace_id) ?? 0)) }
     : { byIds: async (ids) => (await findProjectsByIds(deps.pool, callerId(actor), ids)).map((row) => ({ row })) };
-  const { rows: page, total } = await listProjectPage(deps.pool, {
+  const filter: ListFilter = {
     callerId: callerId(actor),
     readScope: readScopeOf(actor),
     groupAccess: [...groupAccess].map(([namespaceId, level]) => ({ namespaceId, level })),
@@ -82,7 +84,10 @@ export async function listProjects<K = never>(
     countLimit: req.skipCount ? 0 : deps.countLimit,
     sharedWithGroupId: req.sharedWithGroupId || undefined,
     forkedFromProjectId: req.forkedFromProjectId || undefined,
-  }, loader);
+  };
+  // A listing whose plan no value changes reads with the connections that keep generic plans (DB_GENERIC_PLAN_POOL_MAX).
+  const db = deps.genericPlanPool && plansAlikeForAnyValues(filter) ? deps.genericPlanPool : deps.pool;
+  const { rows: page, total } = await listProjectPage(db, filter, loader);
   const rows = page.flatMap((p) => (p.row ? [p.row] : []));
   const [customAttributes, statistics] = await Promise.all([
     shownCustomAttributes(deps, actor, req.withCustomAttributes, rows.map((r) => r.id)), listingStatistics(deps, actor, req.statistics, rows, groupAccess),

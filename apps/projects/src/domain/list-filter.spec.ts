@@ -1,5 +1,6 @@
 import {
-  anonymousMatchesNothing, countLowerBound, countsCallerProjectsAlone, type ListFilter, featureAvailability, parseSearch, programmingLanguageMatchesNothing, repositoryStorageFilter, resolveOrdering,
+  anonymousMatchesNothing, countLowerBound, countsCallerProjectsAlone, type ListFilter, featureAvailability, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing,
+  repositoryStorageFilter, resolveOrdering,
 } from './list-filter';
 
 describe('listing rules', () => {
@@ -121,6 +122,22 @@ describe('listing rules', () => {
         { search: { kind: 'exact', value: 'ab' } }, { namespaceId: 5 }, { none: true }, { repositoryStorage: '' }, { idAfter: 3 },
       ];
       for (const over of others) expect([over, countsCallerProjectsAlone({ ...mine, ...over })]).toEqual([over, false]);
+    });
+
+    it('plans alike for any values (generic plans) only the listings of visibility, archived state and ordering that read no membership', () => {
+      const admin = { ...base, readScope: 'all' as const, groupAccess: [] };
+      const anonymous = { ...base, readScope: 'public' as const, callerId: 0, groupAccess: [] };
+      for (const f of [admin, anonymous, { ...admin, visibility: 'private' as const, archived: true, orderBy: 'last_activity_at' as const, page: 25 },
+        { ...anonymous, archived: false, orderBy: 'star_count' as const }, { ...base, visibility: 'internal' as const }, { ...base, readScope: 'external' as const, visibility: 'public' as const }]) {
+        expect([f, plansAlikeForAnyValues(f)]).toEqual([f, true]);
+      }
+      // The caller's memberships in the SQL (a member's own private projects), or a value whose matches are skewed: a
+      // namespace, a topic, a search, stars, the caller's level, a keyset bound.
+      for (const f of [base, { ...base, archived: false }, { ...base, readScope: 'external' as const }, { ...admin, namespaceId: 5 }, { ...admin, topics: ['t7'] },
+        { ...anonymous, search: parseSearch('proj') }, { ...admin, starredBy: [7] }, { ...base, visibility: 'internal' as const, minAccessLevel: 30 },
+        { ...admin, idAfter: 90_000 }, { ...admin, membership: true }, { ...admin, customAttributes: [{ key: 'k', value: 'v' }] }]) {
+        expect([f, plansAlikeForAnyValues(f)]).toEqual([f, false]);
+      }
     });
 
     it('ignores ordering, paging, an empty custom attribute list and the caller\'s own groups, which cannot remove a project', () => {

@@ -146,6 +146,22 @@ export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
 }
 
 /**
+ * Whether a listing's statements plan alike for any of its values, so that PostgreSQL's generic plan (planned once per
+ * connection) serves it as well as a plan for its values would: no filter but the read scope, `visibility` and
+ * `archived`, and none of the caller's memberships in it (an administrator's or an anonymous caller's listing, or a
+ * visibility every caller of the scope reads; the count is then the per-visibility counts: `exact`). Its values are
+ * then the caller (read only by listing_versions, by primary key), LIMIT and OFFSET; visibility and archived are
+ * written into the SQL (store: listWhere), so each plan is made for their statistics (a visibility held by 50 of
+ * 1,000,000 projects is read through its index and sorted, a common one by walking the ordering index). A namespace,
+ * topic, search or membership is skewed (a namespace of half the projects, a user in 5,000 projects) and is planned
+ * for its value every time.
+ */
+export function plansAlikeForAnyValues(f: ListFilter): boolean {
+  const bound = countLowerBound(f);
+  return bound !== undefined && bound.exact && bound.topic === undefined;
+}
+
+/**
  * Whether a listing is the caller's projects and nothing else (`membership=true` with no filter that narrows it further,
  * no visibility and no archived state): then its count is how many distinct projects the caller's memberships,
  * namespace, groups and group shares name, less those pending deletion, read from those sources alone. Counted

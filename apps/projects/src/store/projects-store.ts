@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
+import type { VisibilityLevel } from '../domain/visibility';
 import type { ProjectPatch } from '../domain/project-edit';
 import {
   countLowerBound, countsCallerProjectsAlone, FEATURE_LEVELS, featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, STATISTICS_ORDER_BY, type CountLowerBound,
@@ -7,6 +8,7 @@ import {
 } from '../domain/list-filter';
 import { containerPolicyNextRunsAt, touchesContainerPolicy } from '../domain/project-settings';
 import { PROJECT_FROM, PROJECT_SELECT, type ProjectRow, type ProjectVersionRow } from './project-rows';
+import { listingStatement } from './listing-statements';
 import { recordProjectRoute } from './redirect-routes-store';
 
 type Queryable = Pool | PoolClient;
@@ -120,26 +122,30 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   if (f.none) where.push('false');
   // The caller's level in each project: owner of the personal namespace (50), direct membership, group access, and
   // access through a group the project is shared with (the lower of the group level and the link's, unexpired links).
-  let inGroup = 'false';
-  let inShare = 'false';
+  let inGroup = () => 'false';
+  let inShare = () => 'false';
   let groupLevel = () => '0';
   let shareLevel = () => '0';
   // The caller's projects by where they come from, as SELECTs of ids: their unexpired memberships, their personal
   // namespace, and (with groups) their groups' namespaces and the projects shared with those groups.
   const myMemberships = `SELECT pm.project_id FROM project_members pm WHERE pm.user_id = $1 AND (pm.expires_at IS NULL OR pm.expires_at > current_date)`;
   const myNamespaces = `SELECT n2.id FROM namespaces n2 WHERE n2.owner_id = $1 AND n2.kind = 'user'`;
-  const myGroupSources: string[] = [];
+  let myGroupSources = (): string[] => [];
   if (f.groupAccess.length) {
-    const ids = bind(f.groupAccess.map((g) => g.namespaceId));
-    const sharedWithMyGroups = `SELECT l.project_id FROM project_group_links l WHERE l.group_id = ANY(${ids}::bigint[]) AND ${LINK_ACTIVE}`;
-    myGroupSources.push(`SELECT pg.id FROM projects pg WHERE pg.namespace_id = ANY(${ids}::bigint[])`, sharedWithMyGroups);
-    inGroup = `p.namespace_id = ANY(${ids}::bigint[])`;
-    inShare = `p.id = ANY(ARRAY(${sharedWithMyGroups}))`;
+    // Bound when first written, never otherwise: a value no SQL reads has no type PostgreSQL can infer, and the
+    // statement fails ("could not determine data type of parameter"), as a signed-in user in a group listing
+    // `visibility=internal` (which reads no membership) did.
+    let ids: string | undefined;
+    const groupIds = () => (ids ??= bind(f.groupAccess.map((g) => g.namespaceId)));
+    const sharedWithMyGroups = () => `SELECT l.project_id FROM project_group_links l WHERE l.group_id = ANY(${groupIds()}::bigint[]) AND ${LINK_ACTIVE}`;
+    myGroupSources = () => [`SELECT pg.id FROM projects pg WHERE pg.namespace_id = ANY(${groupIds()}::bigint[])`, sharedWithMyGroups()];
+    inGroup = () => `p.namespace_id = ANY(${groupIds()}::bigint[])`;
+    inShare = () => `p.id = ANY(ARRAY(${sharedWithMyGroups()}))`;
     let levels: string | undefined;
     const bindLevels = () => (levels ??= bind(f.groupAccess.map((g) => g.level)));
-    groupLevel = () => `COALESCE((SELECT ga.level FROM unnest(${ids}::bigint[], ${bindLevels()}::int[]) AS ga(ns, level) WHERE ga.ns = p.namespace_id), 0)`;
+    groupLevel = () => `COALESCE((SELECT ga.level FROM unnest(${groupIds()}::bigint[], ${bindLevels()}::int[]) AS ga(ns, level) WHERE ga.ns = p.namespace_id), 0)`;
     shareLevel = () => `COALESCE((SELECT max(LEAST(ga.level, l.group_access)) FROM project_group_links l
-      JOIN unnest(${ids}::bigint[], ${bindLevels()}::int[]) AS ga(ns, level) ON ga.ns = l.group_id
+      JOIN unnest(${groupIds()}::bigint[], ${bindLevels()}::int[]) AS ga(ns, level) ON ga.ns = l.group_id
       WHERE l.project_id = p.id AND ${LINK_ACTIVE}), 0)`;
   }
   // The caller's projects (an unexpired membership, their personal namespace, their groups' namespaces, a share with one
@@ -147,7 +153,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   // PostgreSQL answers it from indexes (a BitmapOr) instead of testing every project (npm run bench:listings).
   const ownProjects = `ARRAY(${myMemberships})`;
   const ownNamespaces = `ARRAY(${myNamespaces})`;
-  const member = `(p.id = ANY(${ownProjects}) OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
+  const member = () => `(p.id = ANY(${ownProjects}) OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup()} OR ${inShare()})`;
   // The same test for the visibility rule. Unless the listing asks for private projects only (where the BitmapOr over
   // the private ones and the caller's is the plan), `visibility IN ('public', 'internal')` matches most projects and
   // they are read in order or sequentially, so the membership test runs for every private project read. Not as
@@ -160,8 +166,8 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   // planned the subquery form into walks of the whole index (starred: 7.0 -> 67.4 ms; a search matching every project
   // 27.7 -> 44.4 ms), so those keep the join. (membership=true has no rule at all: below.)
   const drivenByCaller = f.minAccessLevel !== undefined || f.starredBy.length > 0 || f.search !== undefined;
-  const readable = f.visibility === 'private' ? member
-    : `(${drivenByCaller ? 'm.project_id IS NOT NULL' : `p.id IN (${myMemberships})`} OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup} OR ${inShare})`;
+  const readable = () => (f.visibility === 'private' ? member()
+    : `(${drivenByCaller ? 'm.project_id IS NOT NULL' : `p.id IN (${myMemberships})`} OR p.namespace_id = ANY(${ownNamespaces}) OR ${inGroup()} OR ${inShare()})`);
   const callerLevel = () => `GREATEST(CASE WHEN n.owner_id = $1 THEN 50 ELSE 0 END, COALESCE(m.access_level, 0), ${groupLevel()}, ${shareLevel()})`;
   if (f.readScope === 'public') where.push("p.visibility = 'public'");
   // membership=true (below) lists only the caller's projects, each of which the rule's "or the caller's" arms read
@@ -172,8 +178,8 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
     // PostgreSQL counted the open side's share of matches (it does not see that the two exclude each other) and walked
     // an index over all 100,000 projects to count a member's 232 private ones (listing-plans.test.ts).
     const open = f.readScope === 'signed_in' ? ['public', 'internal'] : ['public'];
-    if (!f.visibility) where.push(`(p.visibility IN (${open.map((v) => `'${v}'`).join(', ')}) OR ${readable})`);
-    else if (!open.includes(f.visibility)) where.push(readable);
+    if (!f.visibility) where.push(`(p.visibility IN (${open.map((v) => `'${v}'`).join(', ')}) OR ${readable()})`);
+    else if (!open.includes(f.visibility)) where.push(readable());
   }
   if (f.owned) where.push(`n.owner_id = $1`);
   // membership=true: the caller's projects as ONE set of ids, `p.id IN (<union of where they come from>)`, a semi-join
@@ -183,7 +189,7 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   // 1,000,000 projects: p50 66.7 ms at one connection).
   let callerProjects: string | undefined;
   if (f.membership) {
-    const sources = [myMemberships, `SELECT po.id FROM projects po WHERE po.namespace_id IN (${myNamespaces})`, ...myGroupSources];
+    const sources = [myMemberships, `SELECT po.id FROM projects po WHERE po.namespace_id IN (${myNamespaces})`, ...myGroupSources()];
     callerProjects = sources.join(' UNION ALL ');
     where.push(`p.id IN (${callerProjects})`);
   }
@@ -194,8 +200,10 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   if (f.sharedWithGroupId) {
     where.push(`EXISTS (SELECT 1 FROM project_group_links l WHERE l.project_id = p.id AND l.group_id = ${bind(f.sharedWithGroupId)} AND ${LINK_ACTIVE})`);
   }
-  if (f.visibility) where.push(`p.visibility = ${bind(f.visibility)}`);
-  if (f.archived !== undefined) where.push(`p.archived = ${bind(f.archived)}`);
+  // Visibility and archived are written into the SQL, not bound: a prepared statement's generic plan is then made for
+  // their statistics (plansAlikeForAnyValues), one text for each value of either.
+  if (f.visibility) where.push(`p.visibility = ${visibilityLiteral(f.visibility)}`);
+  if (f.archived !== undefined) where.push(f.archived ? 'p.archived' : 'NOT p.archived');
   if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
   if (f.idBefore) where.push(`p.id < ${bind(f.idBefore)}`);
   if (f.topics.length) where.push(`p.topics_lower @> ${bind(f.topics.map((t) => t.toLowerCase()))}::text[]`);
@@ -224,6 +232,15 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   }
   if (f.search) where.push(searchWhere(f.search, f.searchNamespaces, bind));
   return { sql: where.join(' AND '), values, callerProjects };
+}
+
+const VISIBILITY_LITERALS: Readonly<Record<VisibilityLevel, string>> = { private: "'private'", internal: "'internal'", public: "'public'" };
+
+/** A visibility as an SQL literal; anything but the three levels is refused, never written into SQL. */
+function visibilityLiteral(v: VisibilityLevel): string {
+  const literal = Object.hasOwn(VISIBILITY_LITERALS, v) ? VISIBILITY_LITERALS[v] : undefined;
+  if (literal === undefined) throw new Error(`not a visibility level: ${String(v)}`);
+  return literal;
 }
 
 /** Projects whose namespace matches `condition` (on namespaces `ns`): the matching ids computed once (an InitPlan). */
@@ -333,11 +350,11 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, loader: P
   if (f.search) {
     // A search's matches first (SEARCH_SET_LIMIT), as one row: their number up to the limit + 1, and their ids when
     // they are at most the limit; the page is then chosen among those ids.
-    const { rows: [matched] } = await db.query<{ n: number; ids: string[] | null }>(
+    const { rows: [matched] } = await db.query<{ n: number; ids: string[] | null }>(listingStatement(
       `SELECT count(*)::int AS n, CASE WHEN count(*) <= ${SEARCH_SET_LIMIT} THEN COALESCE(array_agg(s.id), '{}') END AS ids
        FROM ${firstMatches(sql, SEARCH_SET_LIMIT + 1)}`,
       values,
-    );
+    ));
     if (matched?.ids) {
       const rows = matched.ids.length ? await pageOf(db, f, 'p.id = ANY($2::bigint[])', [f.callerId, matched.ids], loader) : [];
       return { rows, total: totalOf(matched.n) };
@@ -388,19 +405,19 @@ export async function listProjectPage<T>(db: Queryable, f: ListFilter, loader: P
  * instead of probing every project.
  */
 async function callerProjectsCount(db: Queryable, f: ListFilter, callerProjects: string, values: unknown[]): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
+  const { rows } = await db.query<{ n: number }>(listingStatement(
     `SELECT count(*)::int AS n FROM (
        SELECT DISTINCT c.id FROM (${callerProjects}) AS c (id)
        WHERE NOT EXISTS (SELECT 1 FROM projects d WHERE d.id = c.id AND d.pending_delete)
        LIMIT ${f.countLimit + 1}) s`,
     values,
-  );
+  ));
   return rows[0]?.n ?? 0;
 }
 
 /** GitLab's count, up to the cap + 1: the matches walked until one more than the cap. */
 async function cappedCount(db: Queryable, f: ListFilter, where: string, values: unknown[]): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${firstMatches(where, f.countLimit + 1)}`, values);
+  const { rows } = await db.query<{ n: number }>(listingStatement(`SELECT count(*)::int AS n FROM ${firstMatches(where, f.countLimit + 1)}`, values));
   return rows[0]?.n ?? 0;
 }
 
@@ -458,14 +475,14 @@ async function pageIdsWithBound(
   const atLeast = `(SELECT COALESCE(sum(c.n), 0) FROM ${counts}
              c.visibility = ANY(${vis}::text[]) AND (${archived}::boolean IS NULL OR c.archived = ${archived}))::bigint AS at_least`;
   if (versions) {
-    const { rows } = await db.query<{ at_least: number; ord: number | null } & { [K in keyof ProjectVersionRow]: ProjectVersionRow[K] | null }>(
+    const { rows } = await db.query<{ at_least: number; ord: number | null } & { [K in keyof ProjectVersionRow]: ProjectVersionRow[K] | null }>(listingStatement(
       `SELECT b.at_least, v.* FROM (SELECT ${atLeast}) b LEFT JOIN LATERAL (${VERSIONS_OF(page.text)}) v ON true ORDER BY v.ord`,
       v,
-    );
+    ));
     const listed = rows.flatMap(({ at_least: _, ord: __, ...version }) => (version.id === null ? [] : [version as ProjectVersionRow]));
     return { versions: listed, atLeast: Number(rows[0]?.at_least ?? 0) };
   }
-  const { rows } = await db.query<{ ids: (string | number)[]; at_least: number }>(`SELECT ARRAY(${page.text}) AS ids, ${atLeast}`, v);
+  const { rows } = await db.query<{ ids: (string | number)[]; at_least: number }>(listingStatement(`SELECT ARRAY(${page.text}) AS ids, ${atLeast}`, v));
   return { ids: (rows[0]?.ids ?? []).map(String), atLeast: Number(rows[0]?.at_least ?? 0) };
 }
 
@@ -492,8 +509,8 @@ const SEARCH_SET_LIMIT = 10_000;
  */
 async function pageOf<T>(db: Queryable, f: ListFilter, where: string, values: unknown[], loader: PageLoader<T>): Promise<T[]> {
   const page = pageIdsStatement(f, where, values);
-  if ('byVersions' in loader) return loadPage(loader, { versions: (await db.query<ProjectVersionRow>(`${VERSIONS_OF(page.text)} ORDER BY v.ord`, page.values)).rows });
-  const { rows } = await db.query<{ id: string }>(page.text, page.values);
+  if ('byVersions' in loader) return loadPage(loader, { versions: (await db.query<ProjectVersionRow>(listingStatement(`${VERSIONS_OF(page.text)} ORDER BY v.ord`, page.values))).rows });
+  const { rows } = await db.query<{ id: string }>(listingStatement(page.text, page.values));
   return loadPage(loader, { ids: rows.map((r) => r.id) });
 }
 

@@ -33,8 +33,15 @@ describe('ListProjects with kept encodings', () => {
   let service: ReturnType<typeof projectsService>;
   const cache = new EncodedProjectCache(1024 * 1024);
   const ids: number[] = [];
-  /** The names of the statements the served service ran (named ones; others as 'unnamed'). */
+  /**
+   * The names of the statements the served service ran (named ones; others as 'unnamed'), those on its generic-plan
+   * connections as 'generic:<name>'.
+   */
   const statements: string[] = [];
+  let genericPool: Pool;
+  /** A listing's statement (listingStatement: its text's name), on the main pool or the generic-plan one. */
+  const LISTING = expect.stringMatching(/^listing_\d+$/);
+  const GENERIC_LISTING = expect.stringMatching(/^generic:listing_\d+$/);
 
   /** The answer through the server (kept encodings) and the use case's own answer encoded afresh, both decoded. */
   const both = async (actor: Actor, r: Partial<projectsV1.ListProjectsRequest> = {}) => {
@@ -55,15 +62,19 @@ describe('ListProjects with kept encodings', () => {
     // The answers encoded afresh come from a service without the cache; the served one reads its statements through a
     // pool that notes their names.
     service = projectsService({ pool, identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 });
-    const noting = new Proxy(pool, {
-      get: (target, key) => (key === 'query'
+    genericPool = createPool({ url: databaseUrl, schema, max: 2, genericPlans: true });
+    const noting = (target: Pool, prefix: string) => new Proxy(target, {
+      get: (_, key) => (key === 'query'
         ? (q: unknown, v?: unknown[]) => {
-          statements.push(typeof q === 'object' && q !== null && 'name' in q ? String(q.name) : 'unnamed');
+          statements.push(prefix + (typeof q === 'object' && q !== null && 'name' in q ? String(q.name) : 'unnamed'));
           return target.query(q as string, v);
         }
         : Reflect.get(target, key, target)),
     });
-    const served = servedProjectsService({ pool: noting, identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 }, cache);
+    const served = servedProjectsService(
+      { pool: noting(pool, ''), genericPlanPool: noting(genericPool, 'generic:'), identity: noGroupsIdentity(), topic: 'test.projects', countLimit: 10000 },
+      cache,
+    );
     grpc = await startProjectsGrpc(served.handlers, { actorSecret: SECRET, definition: served.definition });
     client = grpc.client;
     await upsertNamespace(pool, { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: alice.id, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 });
@@ -75,6 +86,7 @@ describe('ListProjects with kept encodings', () => {
   afterAll(async () => {
     await grpc?.stop();
     await pool?.end();
+    await genericPool?.end();
     await dropSchemas(schema);
   });
 
@@ -87,18 +99,27 @@ describe('ListProjects with kept encodings', () => {
     await expectFresh(alice);
     expect(cache.stats.entries).toBe(kept);
     // Seen before: the page's versions are read with its ids and count's bound (listing_versions, one statement), not
-    // its rows; the other statement counts alice's own private projects (none).
-    expect(statements).toEqual(['unnamed', 'unnamed']);
+    // its rows; the other statement counts alice's own private projects (none). Both prepared by name.
+    expect(statements).toEqual([LISTING, LISTING]);
     // A listing whose page is chosen otherwise (a search: its matches first, then the page among them) reads the
     // versions with the page too.
     statements.length = 0;
     expect((await expectFresh(alice, { search: 'three' })).projects.map((p) => p.name)).toEqual(['three']);
-    expect(statements).toEqual(['unnamed', 'unnamed']);
+    expect(statements).toEqual([LISTING, LISTING]);
     // A keyset page (the gateway's: after an id, no count): one statement.
     statements.length = 0;
     expect((await expectFresh(alice, { idAfter: ids[0], skipCount: true })).projects.map((p) => p.name)).toEqual(['two', 'three']);
-    expect(statements).toEqual(['unnamed']);
+    expect(statements).toEqual([LISTING]);
     expect(cache.stats.entries).toBe(kept);
+    // Listings no value plans differently (plansAlikeForAnyValues: an administrator's or anonymous caller's, or one
+    // visibility every signed-in user reads) run on the generic-plan connections, one statement each (and the rows of
+    // projects not yet kept for that caller on the main pool); alice's own listings above did not.
+    for (const [actor, r] of [[root, {}], [root, { visibility: INTERNAL, archived: false }], [anonymous, {}], [alice, { visibility: PUBLIC }]] as const) {
+      statements.length = 0;
+      await expectFresh(actor, r);
+      expect(statements.filter((n) => n !== 'project_rows_by_ids')).toEqual([GENERIC_LISTING]);
+    }
+    statements.length = 0;
     // Other callers, other entries: their access differs (alice owns the namespace; bob and the anonymous caller do not).
     const forBob = await expectFresh(bob);
     expect(forBob.projects.map((p) => [p.callerAccessLevel, p.runnersToken])).toEqual([[0, ''], [0, ''], [0, '']]);
@@ -106,6 +127,7 @@ describe('ListProjects with kept encodings', () => {
     await expectFresh(anonymous);
     await expectFresh(root);
     expect(cache.stats.entries).toBe(kept + 3 + 2 + 3);
+    expect(statements.filter((n) => n.startsWith('generic:'))).toEqual([GENERIC_LISTING, GENERIC_LISTING]);
   });
 
   it('answers a changed project, namespace or membership as it now is', async () => {

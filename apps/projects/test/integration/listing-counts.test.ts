@@ -52,7 +52,7 @@ describe('listing counts', () => {
     const spy = jest.spyOn(pool, 'query');
     try {
       const res = await service.listProjects(list(r), ctx(actor));
-      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { name?: string; text: string }).name ?? (q as { text: string }).text));
+      const sent = spy.mock.calls.map(([q]) => (typeof q === 'string' ? q : (q as { text: string }).text));
       return {
         total: Number(res.total), projects: res.projects.length,
         walks: sent.filter((q) => q.includes('count(*)::int AS n FROM')).length, bounds: sent.filter((q) => q.includes('FROM project_listing_counts')).length,

@@ -105,6 +105,17 @@ describe('sharing projects with groups against PostgreSQL', () => {
     expect(sharedWithOps.projects.map((p) => p.id)).toEqual([projectId]);
   });
 
+  it('a group member lists by visibility: by one every signed-in user reads (no membership in the SQL) and by private', async () => {
+    // The group ids were bound whether or not the SQL read them; unread, PostgreSQL could not type them and the listing
+    // failed ("could not determine data type of parameter $2").
+    for (const visibility of [projectsV1.Visibility.VISIBILITY_INTERNAL, projectsV1.Visibility.VISIBILITY_PUBLIC]) {
+      const listed = await service.listProjects(projectsV1.ListProjectsRequest.fromPartial({ visibility }), ctx(sharedDev));
+      expect([listed.projects, Number(listed.total)]).toEqual([[], 0]);
+    }
+    const own = await service.listProjects(projectsV1.ListProjectsRequest.fromPartial({ visibility: projectsV1.Visibility.VISIBILITY_PRIVATE }), ctx(sharedDev));
+    expect([own.projects.map((p) => p.id), Number(own.total)]).toEqual([[projectId], 1]);
+  });
+
   it('lists users and groups of the project', async () => {
     const { users } = await service.listProjectUsers(projectsV1.ListProjectUsersRequest.fromPartial({ project: sel() }), ctx(sharedDev));
     expect(users.map((u) => u.username)).toEqual(['owner', 'shareddev', 'maint']);
