@@ -39,6 +39,12 @@ describe('encodedProjectId', () => {
     for (const id of [1, 300, 2 ** 31 + 7, 2 ** 40]) expect(encodedProjectId(projectsV1.Project.encode(project(id, 'P')).finish())).toBe(id);
   });
 
+  it('finds the id after other fields too (two encodings concatenated are one message, the id last)', () => {
+    const merged = Buffer.concat([projectsV1.Project.encode(projectsV1.Project.fromPartial({ name: 'x', description: 'd' })).finish(), projectsV1.Project.encode(project(77, 'P')).finish()]);
+    expect(projectsV1.Project.decode(merged).id).toBe(77);
+    expect(encodedProjectId(merged)).toBe(77);
+  });
+
   it('is 0 for a project without an id (proto3 leaves the default out)', () => {
     expect(encodedProjectId(projectsV1.Project.encode(projectsV1.Project.fromPartial({ name: 'x' })).finish())).toBe(0);
   });

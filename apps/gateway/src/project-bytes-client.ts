@@ -88,15 +88,20 @@ export function splitGetProjectsResponse(buf: Uint8Array): ProjectsBytes {
   return out;
 }
 
-/** A project's id (field 1) read from its bytes without decoding the rest; 0 when absent (proto3's default). */
+/**
+ * A project's id (field 1) read from its bytes without decoding the rest; 0 when absent (proto3's default). Read up to
+ * the id only: the encoder writes fields in number order, so it is the first, and the ~40 fields after it were each
+ * skipped before (5% of the gateway's CPU for a listing of 20). The id is the presentation cache's lookup key; an entry
+ * answers only the very bytes it was made from, so even bytes carrying the field twice are answered exactly.
+ */
 export function encodedProjectId(bytes: Uint8Array): number {
-  let id = 0;
-  eachField(bytes, (reader, field, wireType) => {
-    if (field !== 1 || wireType !== WireType.Varint) return false;
-    id = Number(reader.int64());
-    return true;
-  });
-  return id;
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.Varint) return Number(reader.int64());
+    reader.skip(wireType, field);
+  }
+  return 0;
 }
 
 /** ListProjects, GetProject and GetProjects of the projects service, their answers' projects left encoded. */

@@ -142,6 +142,14 @@ describe('paginationHeaders', () => {
         '<http://localhost:3000/api/v4/projects?page=1&per_page=20&search=a+b%2Bc&topic%5B%5D=b&topic%5B%5D=a>; rel="last"',
     );
   });
+  it('places page among the other pairs as Hash#to_query sorts them, whatever its number (keys around "page=")', () => {
+    const params = { 'page-size': 'x', page2: 'y', 'page[a]': 'z', pagination: 'keyset', pag: 'w', order_by: 'id', 'páge': 'u' };
+    for (const [page, total] of [[1, 5], [9, 99], [10, 100], [123, 9999]] as const) {
+      const h = paginationHeaders({ requestUrl: new URL('https://h/api/v4/projects'), page, perPage: 1, total, params });
+      const links = [page > 1 ? [page - 1, 'prev'] : [], [page + 1, 'next'], [1, 'first'], [total, 'last']].filter((x) => x.length) as [number, string][];
+      expect(h.Link).toBe(links.map(([n, rel]) => `<https://h/api/v4/projects?${toQuery({ ...params, page: n, per_page: 1 })}>; rel="${rel}"`).join(', '));
+    }
+  });
   it('drops the default port like Ruby URI', () => {
     const h = paginationHeaders({ requestUrl: new URL('https://h:443/api/v4/x'), page: 1, perPage: 20, total: 1 });
     expect(h.Link.startsWith('<https://h/api/v4/x?page=1&per_page=20>')).toBe(true);

@@ -93,7 +93,8 @@ export function paginationHeaders(input: PaginationHeaderInput): Record<string, 
   const base = `${requestUrl.origin}${requestUrl.pathname}`;
   const params = input.params ?? searchParamsToRecord(requestUrl.searchParams);
   const linkPerPage = params.per_page ?? perPage; // GitLab echoes the requested per_page, not the clamped one
-  const href = (target: number) => `${base}?${toQuery({ ...params, page: target, per_page: linkPerPage })}`;
+  const query = pageLinkQuery({ ...params, per_page: linkPerPage });
+  const href = (target: number) => `${base}?${query(target)}`;
   const links: string[] = [];
   if (prev !== null) links.push(`<${href(prev)}>; rel="prev"`);
   if (next !== null) links.push(`<${href(next)}>; rel="next"`);
@@ -134,18 +135,35 @@ function valueToQuery(value: unknown, key: string): string {
   return `${cgiEscape(key)}=${cgiEscape(s)}`;
 }
 
-function hashToQuery(hash: Record<string, unknown>, namespace?: string): string {
+/** The pairs of `Hash#to_query` before they are joined: sorted, except within an array's hashes. */
+function queryParts(hash: Record<string, unknown>, namespace?: string): string[] {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(hash)) {
     if (v === undefined || ((Array.isArray(v) || isHash(v)) && Object.keys(v).length === 0)) continue;
     parts.push(valueToQuery(v, namespace === undefined ? k : `${namespace}[${k}]`));
   }
   if (!(namespace ?? '').includes('[]')) parts.sort();
-  return parts.join('&');
+  return parts;
 }
+
+const hashToQuery = (hash: Record<string, unknown>, namespace?: string): string => queryParts(hash, namespace).join('&');
 
 /** Rails `Hash#to_query`: `key=v`, arrays as `key%5B%5D=v`, hashes as `key%5Bsub%5D=v`, pairs sorted, empty collections dropped. */
 export const toQuery = (params: Record<string, unknown>): string => hashToQuery(params);
+
+/**
+ * `toQuery({ ...params, page })` for any page, the other pairs encoded and sorted once for the three or four links of a
+ * page (~20 µs a listing before). No other pair starts with `page=`, so where `page=<n>` sorts among them does not
+ * depend on n: every other pair differs from `page=` within its first five characters.
+ */
+function pageLinkQuery(params: Record<string, unknown>): (page: number) => string {
+  const { page: _page, ...others } = params;
+  const parts = queryParts(others);
+  const after = parts.findIndex((part) => part > 'page=');
+  const head = parts.slice(0, after < 0 ? parts.length : after).join('&');
+  const tail = after < 0 ? '' : parts.slice(after).join('&');
+  return (page) => `${head ? `${head}&` : ''}page=${page}${tail ? `&${tail}` : ''}`;
+}
 
 /** URL query → record for `toQuery`; `a[]=1&a[]=2` becomes `a: ["1","2"]`, other keys are kept verbatim. */
 function searchParamsToRecord(sp: URLSearchParams): Record<string, unknown> {
