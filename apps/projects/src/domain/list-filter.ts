@@ -151,10 +151,10 @@ export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
  * `archived`, and none of the caller's memberships in it (an administrator's or an anonymous caller's listing, or a
  * visibility every caller of the scope reads; the count is then the per-visibility counts: `exact`). Its values are
  * then the caller (read only by listing_versions, by primary key), LIMIT and OFFSET; visibility and archived are
- * written into the SQL (store: listWhere), so each plan is made for their statistics (a visibility held by 50 of
- * 1,000,000 projects is read through its index and sorted, a common one by walking the ordering index). A namespace,
- * topic, search or membership is skewed (a namespace of half the projects, a user in 5,000 projects) and is planned
- * for its value every time.
+ * written into the SQL (store: listWhere), so each plan is made for their statistics (the 100 archived projects of
+ * 100,000 are read through their partial index and sorted, not found by walking the ordering index:
+ * listing-plans.test.ts). A namespace, topic, search or membership is skewed (a namespace of half the projects, a user
+ * in 5,000 projects) and is planned for its value every time.
  */
 export function plansAlikeForAnyValues(f: ListFilter): boolean {
   const bound = countLowerBound(f);

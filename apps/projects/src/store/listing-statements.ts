@@ -7,7 +7,7 @@ import type { QueryConfig } from '@glp/db';
  * A listing's SQL is built from its filters and ordering (never from values, which are bound), so a process sees a
  * few dozen texts. Unnamed, every listing paid PostgreSQL's parse and analysis again: at 100,000 projects the offset
  * listing's one statement (page ids, count bound, versions) cost 1.13-1.21 ms of PostgreSQL unnamed against 0.85-0.87
- * ms named, in a loop on one connection (bench/README.md, "A listing's statements prepared by name").
+ * ms named, in a loop on one connection (bench/README.md, "Listings planned once").
  *
  * The plans stay custom: PostgreSQL keeps a prepared statement's generic plan only while it does not look costlier
  * than the custom ones, and a page's `LIMIT $n OFFSET $m` makes the generic plan's estimate a tenth of the matching
