@@ -182,9 +182,10 @@ describe('listing plans at 100,000 projects', () => {
     ['order_by=similarity (search, membership)', { orderBy: 'similarity', search: parseSearch('project'), similarityTo: 'project', membership: true }],
     ['keyset page (id_before, no count)', { orderBy: 'id', idBefore: 50_000, countLimit: 0 }],
     ['offset page 50', { page: 50 }],
-    // Generic plans (plansAlikeForAnyValues): archived projects are 100 of 100,000 (g % 997), so the plan made for
-    // `p.archived` reads them through their partial index and sorts them; one made for a bound `p.archived = $n`
-    // would walk the ordering index through every project to find them.
+    // Generic plans (plansAlikeForAnyValues): archived projects are 100 of 100,000 (g % 997), and the plan made for
+    // `p.archived` reads them through their partial index and sorts them. A generic plan for a bound `p.archived = $n`
+    // is made for either value (half the projects, by PostgreSQL's estimate for an unknown boolean), so it would walk
+    // the ordering index to find them: written as literals, the scans below stay bounded.
     ['administrator, archived=true, order_by=last_activity_at', { readScope: 'all', groupAccess: [], archived: true, orderBy: 'last_activity_at' }],
     ['administrator, visibility=internal, archived=false, page 25', { readScope: 'all', groupAccess: [], visibility: 'internal', archived: false, orderBy: 'last_activity_at', page: 25 }],
     ['anonymous, archived=true', { readScope: 'public', callerId: 0, groupAccess: [], archived: true }],
