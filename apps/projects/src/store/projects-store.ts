@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '@glp/db';
 import type { NewProject } from '../domain/new-project';
-import type { VisibilityLevel } from '../domain/visibility';
+import { VISIBILITY_LEVELS, type VisibilityLevel } from '../domain/visibility';
 import type { ProjectPatch } from '../domain/project-edit';
 import {
   countLowerBound, countsCallerProjectsAlone, FEATURE_LEVELS, featureAvailability, ISSUES_PRIVATE_MIN_LEVEL, MERGE_REQUESTS_PRIVATE_MIN_LEVEL, STATISTICS_ORDER_BY, type CountLowerBound,
@@ -234,13 +234,10 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   return { sql: where.join(' AND '), values, callerProjects };
 }
 
-const VISIBILITY_LITERALS: Readonly<Record<VisibilityLevel, string>> = { private: "'private'", internal: "'internal'", public: "'public'" };
-
 /** A visibility as an SQL literal; anything but the three levels is refused, never written into SQL. */
 function visibilityLiteral(v: VisibilityLevel): string {
-  const literal = Object.hasOwn(VISIBILITY_LITERALS, v) ? VISIBILITY_LITERALS[v] : undefined;
-  if (literal === undefined) throw new Error(`not a visibility level: ${String(v)}`);
-  return literal;
+  if (!VISIBILITY_LEVELS.includes(v)) throw new Error(`not a visibility level: ${String(v)}`);
+  return `'${v}'`;
 }
 
 /** Projects whose namespace matches `condition` (on namespaces `ns`): the matching ids computed once (an InitPlan). */
