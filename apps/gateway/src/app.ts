@@ -13,6 +13,7 @@ import type { ReadinessProbe } from './http/readiness';
 import { registerRoutes } from './http/register-routes';
 import { requestUrls } from './http/request-urls';
 import { bodyParams } from './http/body-params';
+import { queryStringParser, type QueryParser } from './http/query-string';
 import { rejectMalformedRequests } from './http/reject-malformed';
 import { sendJson } from './http/respond';
 import { apiHeaders, requestContext } from './http/request-context';
@@ -50,8 +51,10 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
-  // qs "extended": a[]=1&a[]=2 → arrays, a[b]=c → hashes (Rack's parser, which Grape sees).
+  // qs "extended": a[]=1&a[]=2 → arrays, a[b]=c → hashes (Rack's parser, which Grape sees), flat pairs parsed by a
+  // fast path that answers as qs does (query-string.ts).
   app.set('query parser', 'extended');
+  app.set('query parser', queryStringParser(app.get('query parser fn') as QueryParser));
   app.set('json spaces', 0);
 
   app.use(requestContext);

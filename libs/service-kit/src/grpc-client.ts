@@ -55,6 +55,23 @@ type ClientCtor<C> = (new (address: string, creds: ReturnType<typeof credentials
 export const GRPC_FLOW_CONTROL_WINDOW = 4 * 1024 * 1024;
 
 /**
+ * Starts a call with V8's stack traces off. grpc-js takes the caller's stack (`new Error()`) at every unary call, to add
+ * it to a failed call's error; fromGrpcError builds a DomainError of its own from the status and drops that error, so
+ * the capture is pure cost: 3.6% of the gateway's CPU for a listing (perf: `ErrorUtils::Construct` →
+ * `CaptureSimpleStackTrace`). The limit is 0 only while the call starts, synchronously, and restored right after; an
+ * error thrown in that moment (a request that cannot be serialized) still carries its message.
+ */
+function withoutStackTraces<T>(start: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return start();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
  * Creates a client for a generated service with deadlines, the signed actor and the
  * request id in metadata, round-robin over the addresses DNS gives, and domain
  * errors mapped back from gRPC status codes.
@@ -111,8 +128,10 @@ export function createGrpcClient<C extends Client>(
         md.set(REQUEST_ID_HEADER, callOpts.requestId ?? ctx?.requestId ?? randomUUID());
         const deadline = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
         countRequestGrpcCall();
-        (fn as UnaryFn<unknown, unknown>).call(raw, request, md, { deadline }, (err, res) =>
-          err ? reject(fromGrpcError(err)) : resolve(res),
+        withoutStackTraces(() =>
+          (fn as UnaryFn<unknown, unknown>).call(raw, request, md, { deadline }, (err, res) =>
+            err ? reject(fromGrpcError(err)) : resolve(res),
+          ),
         );
       });
   }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { identityV1 } from '@glp/proto';
@@ -81,7 +81,7 @@ export class TokenAuthenticator {
   }
 
   async authenticate(token: string): Promise<AuthResult> {
-    const key = createHash('sha256').update(token).digest('hex');
+    const key = hash('sha256', token, 'hex');
     const hit = this.local?.get(key);
     if (hit) return toResult(hit);
     let pending = this.inFlight.get(key);
