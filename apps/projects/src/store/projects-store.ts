@@ -290,12 +290,18 @@ function similarityOrder(search: string, values: unknown[]): string {
 /**
  * The FROM of a listing's count and of its page's ids: the projects and, only when the SQL (filter, ordering) reads
  * them, their namespace (`n`: every project has exactly one, a NOT NULL foreign key, so the join never changes the rows)
- * and the caller's membership (`m`: at most one row per project; PostgreSQL drops an unused LEFT JOIN on a unique key by
- * itself). The namespace join would otherwise probe namespaces once for every row the ids walk past (page 25 of 20:
- * 500 probes, 1,500 of the page query's 1,849 buffer hits at 100,000 projects).
+ * and the caller's membership (`m`: at most one row per project). The namespace join would otherwise probe namespaces
+ * once for every row the ids walk past (page 25 of 20: 500 probes, 1,500 of the page query's 1,849 buffer hits at
+ * 100,000 projects). PostgreSQL drops an unused LEFT JOIN on a unique key by itself, but proving it unused is planning
+ * on every custom-planned listing (a signed-in user's: 0.02–0.04 ms, bench/README.md); it is kept where it is the only
+ * reader of the caller (`$1`), since a bound value no SQL reads has no type PostgreSQL can infer.
  */
-const LISTING_FROM = (sql: string) =>
-  /\bn\./.test(sql) ? PROJECT_FROM : PROJECT_FROM.replace(/\n\s*JOIN namespaces n ON n\.id = p\.namespace_id/, '');
+const LISTING_FROM = (sql: string) => {
+  let from = PROJECT_FROM;
+  if (!/\bn\./.test(sql)) from = from.replace(/\n\s*JOIN namespaces n ON n\.id = p\.namespace_id/, '');
+  if (!/\bm\./.test(sql) && /\$1(?!\d)/.test(sql)) from = from.replace(/\n\s*LEFT JOIN project_members m ON [^\n]*/, '');
+  return from;
+};
 
 /**
  * One page of projects with their namespace and the caller's access, and the capped total (run alongside; for a search,

@@ -242,4 +242,18 @@ describe('listing plans at 100,000 projects', () => {
     expect(pageScans.map((n) => [n['Node Type'], n['Heap Fetches']])).toEqual([['Index Only Scan', 0]]);
     expect(pageScans[0]?.['Actual Rows']).toBeGreaterThanOrEqual(500);
   });
+
+  // Migration 0023: a listing of one visibility walks that visibility's own partial index, so page 25 of 20 reads the
+  // 480 entries it skips and the 20 it lists, none of another visibility's (a third of each here: 1,500 through the
+  // indexes of 0018, which hold every visibility).
+  it.each<[string, Partial<ListFilter>, string]>([
+    ['administrator, visibility=internal, order_by=last_activity_at, page 25', { readScope: 'all', groupAccess: [], visibility: 'internal', orderBy: 'last_activity_at', page: 25 }, 'projects_internal_last_activity_at_idx'],
+    ['signed in, visibility=internal, order_by=updated_at, page 25', { visibility: 'internal', orderBy: 'updated_at', page: 25 }, 'projects_internal_updated_at_idx'],
+    ['anonymous, order_by=star_count asc, page 25', { readScope: 'public', callerId: 0, groupAccess: [], orderBy: 'star_count', sort: 'asc', page: 25 }, 'projects_public_star_count_idx'],
+    ['anonymous, default, page 25', { readScope: 'public', callerId: 0, groupAccess: [], page: 25 }, 'projects_public_id_idx'],
+  ])('%s: the page reads only its visibility\'s entries', async (_name, over, index) => {
+    const plans = await plansOf({ ...base, ...over });
+    const pageScans = plans.filter((p) => p.page).flatMap((p) => walk(p.plan)).filter((n) => n['Relation Name'] === 'projects');
+    expect(pageScans.map((n) => [n['Node Type'], n['Index Name'], rowsRead(n), n['Heap Fetches']])).toEqual([['Index Only Scan', index, 500, 0]]);
+  });
 });
