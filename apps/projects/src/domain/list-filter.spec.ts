@@ -128,14 +128,18 @@ describe('listing rules', () => {
       const admin = { ...base, readScope: 'all' as const, groupAccess: [] };
       const anonymous = { ...base, readScope: 'public' as const, callerId: 0, groupAccess: [] };
       for (const f of [admin, anonymous, { ...admin, visibility: 'private' as const, archived: true, orderBy: 'last_activity_at' as const, page: 25 },
-        { ...anonymous, archived: false, orderBy: 'star_count' as const }, { ...base, visibility: 'internal' as const }, { ...base, readScope: 'external' as const, visibility: 'public' as const }]) {
+        { ...anonymous, archived: false, orderBy: 'star_count' as const }, { ...base, visibility: 'internal' as const }, { ...base, readScope: 'external' as const, visibility: 'public' as const },
+        // Keyset pages: ordered by id, bounded by id, not counted.
+        { ...admin, orderBy: 'id' as const, sort: 'asc' as const, idAfter: 90_000, countLimit: 0 }, { ...anonymous, orderBy: 'id' as const, idBefore: 5, countLimit: 0 },
+        { ...admin, visibility: 'internal' as const, orderBy: 'created_at' as const, idAfter: 3, idBefore: 90_000, countLimit: 0 }]) {
         expect([f, plansAlikeForAnyValues(f)]).toEqual([f, true]);
       }
       // The caller's memberships in the SQL (a member's own private projects), or a value whose matches are skewed: a
-      // namespace, a topic, a search, stars, the caller's level, a keyset bound.
+      // namespace, a topic, a search, stars, the caller's level, an id bound that is counted or not the ordering's.
       for (const f of [base, { ...base, archived: false }, { ...base, readScope: 'external' as const }, { ...admin, namespaceId: 5 }, { ...admin, topics: ['t7'] },
         { ...anonymous, search: parseSearch('proj') }, { ...admin, starredBy: [7] }, { ...base, visibility: 'internal' as const, minAccessLevel: 30 },
-        { ...admin, idAfter: 90_000 }, { ...admin, membership: true }, { ...admin, customAttributes: [{ key: 'k', value: 'v' }] }]) {
+        { ...admin, idAfter: 90_000 }, { ...admin, orderBy: 'name' as const, idAfter: 90_000, countLimit: 0 }, { ...base, orderBy: 'id' as const, idAfter: 90_000, countLimit: 0 },
+        { ...admin, orderBy: 'id' as const, idAfter: 90_000, countLimit: 0, namespaceId: 5 }, { ...admin, membership: true }, { ...admin, customAttributes: [{ key: 'k', value: 'v' }] }]) {
         expect([f, plansAlikeForAnyValues(f)]).toEqual([f, false]);
       }
     });

@@ -154,11 +154,21 @@ export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
  * written into the SQL (store: listWhere), so each plan is made for their statistics (the 100 archived projects of
  * 100,000 are read through their partial index and sorted, not found by walking the ordering index:
  * listing-plans.test.ts). A namespace, topic, search or membership is skewed (a namespace of half the projects, a user
- * in 5,000 projects) and is planned for its value every time.
+ * in 5,000 projects) and is planned for its value every time; so is an id bound, but on a keyset page (walksFromIdBound).
  */
 export function plansAlikeForAnyValues(f: ListFilter): boolean {
-  const bound = countLowerBound(f);
+  const bound = countLowerBound(walksFromIdBound(f) ? { ...f, idAfter: undefined, idBefore: undefined } : f);
   return bound !== undefined && bound.exact && bound.topic === undefined;
+}
+
+/**
+ * A page ordered by id and bounded by id, with no count (keyset pagination, GitLab's only keyset ordering for projects):
+ * whatever the bound, its plan is a walk of an id index from the bound, which the page's LIMIT stops. Counted, an id
+ * bound is skewed like any range (`id_after` near the last id matches a handful of projects, near the first all of
+ * them), and the count is planned for its value.
+ */
+function walksFromIdBound(f: ListFilter): boolean {
+  return (inUse(f.idAfter) || inUse(f.idBefore)) && (f.orderBy === 'id' || f.orderBy === 'created_at') && f.countLimit <= 0;
 }
 
 /**

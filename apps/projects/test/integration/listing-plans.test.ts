@@ -243,6 +243,20 @@ describe('listing plans at 100,000 projects', () => {
     expect(pageScans[0]?.['Actual Rows']).toBeGreaterThanOrEqual(500);
   });
 
+  // A keyset page (ordered by id, bounded by id, not counted) runs on its generic plan (plansAlikeForAnyValues): one plan
+  // for every bound, a walk of an id index from the bound that the LIMIT stops after the page, wherever the bound lies.
+  it.each<[string, Partial<ListFilter>]>([
+    ['administrator, id_after near the first id', { readScope: 'all', groupAccess: [], orderBy: 'id', sort: 'asc', idAfter: 10, countLimit: 0 }],
+    ['administrator, id_after midway', { readScope: 'all', groupAccess: [], orderBy: 'id', sort: 'asc', idAfter: 50_000, countLimit: 0 }],
+    ['administrator, id_after near the last id', { readScope: 'all', groupAccess: [], orderBy: 'id', sort: 'asc', idAfter: PROJECTS - 100, countLimit: 0 }],
+    ['anonymous, id_before, newest first', { readScope: 'public', callerId: 0, groupAccess: [], orderBy: 'id', sort: 'desc', idBefore: 50_000, countLimit: 0 }],
+  ])('keyset page, %s: its generic plan reads the page alone', async (_name, over) => {
+    const plans = await plansOf({ ...base, ...over });
+    expect(plans.map((p) => [p.page, p.generic])).toEqual([[true, true]]);
+    const scans = walk(plans[0]!.plan).filter((n) => n['Relation Name'] === 'projects');
+    expect(scans.map((n) => [n['Node Type'], rowsRead(n) <= 20])).toEqual([['Index Only Scan', true]]);
+  });
+
   // Migration 0023: a listing of one visibility walks that visibility's own partial index, so page 25 of 20 reads the
   // 480 entries it skips and the 20 it lists, none of another visibility's (a third of each here: 1,500 through the
   // indexes of 0018, which hold every visibility).
