@@ -293,7 +293,7 @@ function similarityOrder(search: string, values: unknown[]): string {
  * and the caller's membership (`m`: at most one row per project). The namespace join would otherwise probe namespaces
  * once for every row the ids walk past (page 25 of 20: 500 probes, 1,500 of the page query's 1,849 buffer hits at
  * 100,000 projects). PostgreSQL drops an unused LEFT JOIN on a unique key by itself, but proving it unused is planning
- * on every custom-planned listing (a signed-in user's: 0.02–0.04 ms, bench/README.md); it is kept where it is the only
+ * on every custom-planned listing (a signed-in user's: 0.02–0.06 ms, bench/README.md); it is kept where it is the only
  * reader of the caller (`$1`), since a bound value no SQL reads has no type PostgreSQL can infer.
  */
 const LISTING_FROM = (sql: string) => {
