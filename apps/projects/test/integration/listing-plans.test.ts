@@ -47,6 +47,10 @@ const walk = (n: PlanNode, out: PlanNode[] = []): PlanNode[] => {
   return out;
 };
 
+/** The scans of projects in the statements choosing a listing's page. */
+const projectScansOfPage = (plans: { plan: PlanNode; page: boolean }[]) =>
+  plans.filter((p) => p.page).flatMap((p) => walk(p.plan)).filter((n) => n['Relation Name'] === 'projects');
+
 describe('listing plans at 100,000 projects', () => {
   const schema = uniqueName('it_plans');
   let pool: Pool;
@@ -238,7 +242,7 @@ describe('listing plans at 100,000 projects', () => {
     ['anonymous, order_by=star_count asc, page 25', { readScope: 'public', callerId: 0, groupAccess: [], orderBy: 'star_count', sort: 'asc', page: 25 }],
   ])('%s: the page\'s ids come from an index-only scan', async (_name, over) => {
     const plans = await plansOf({ ...base, ...over });
-    const pageScans = plans.filter((p) => p.page).flatMap((p) => walk(p.plan)).filter((n) => n['Relation Name'] === 'projects');
+    const pageScans = projectScansOfPage(plans);
     expect(pageScans.map((n) => [n['Node Type'], n['Heap Fetches']])).toEqual([['Index Only Scan', 0]]);
     expect(pageScans[0]?.['Actual Rows']).toBeGreaterThanOrEqual(500);
   });
@@ -267,7 +271,7 @@ describe('listing plans at 100,000 projects', () => {
     ['anonymous, default, page 25', { readScope: 'public', callerId: 0, groupAccess: [], page: 25 }, 'projects_public_id_idx'],
   ])('%s: the page reads only its visibility\'s entries', async (_name, over, index) => {
     const plans = await plansOf({ ...base, ...over });
-    const pageScans = plans.filter((p) => p.page).flatMap((p) => walk(p.plan)).filter((n) => n['Relation Name'] === 'projects');
+    const pageScans = projectScansOfPage(plans);
     expect(pageScans.map((n) => [n['Node Type'], n['Index Name'], rowsRead(n), n['Heap Fetches']])).toEqual([['Index Only Scan', index, 500, 0]]);
   });
 });
