@@ -30,6 +30,12 @@ export interface Measurement {
    * the median p50 is the measurement, and every repeat's figures, in the order run, are kept here.
    */
   repeats?: Pick<Measurement, 'rps' | 'p50' | 'p90'>[];
+  /**
+   * Measured on a second stack seeded with this (the smallest) size, its repeats alternated with those of the same
+   * scenario and concurrency at the largest size (paired-growth.ts): the smallest size's side of a growth ratio taken
+   * under the same conditions as the largest's. Not part of the per-size tables (the first stage's run is).
+   */
+  paired?: boolean;
 }
 
 export type LoadNumbers = Pick<Measurement, 'requests' | 'rps' | 'p50' | 'p90' | 'p99' | 'errors' | 'non2xx' | 'statuses'>;

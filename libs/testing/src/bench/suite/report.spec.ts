@@ -19,9 +19,22 @@ describe('growthRows', () => {
   it('divides p50 at the largest size by p50 at the smallest, per scenario and concurrency, for growth scenarios only', () => {
     const rows = growthRows(run([m('list', 10, 1, 2), m('list', 1000, 1, 3), m('list', 10, 8, 4), m('list', 1000, 8, 4), m('write', 10, 1, 1, 100, false), m('write', 1000, 1, 9, 100, false)]));
     expect(rows).toEqual([
-      { scenario: 'list', concurrency: 1, p50AtMin: 2, p50AtMax: 3, ratio: 1.5 },
-      { scenario: 'list', concurrency: 8, p50AtMin: 4, p50AtMax: 4, ratio: 1 },
+      { scenario: 'list', concurrency: 1, p50AtMin: 2, p50AtMax: 3, ratio: 1.5, paired: false },
+      { scenario: 'list', concurrency: 8, p50AtMin: 4, p50AtMax: 4, ratio: 1, paired: false },
     ]);
+  });
+
+  it('divides by the paired measurement of the smallest size where there is one, keeping the stage ratio beside it', () => {
+    const r = run([m('list', 10, 1, 2), m('list', 1000, 1, 3), { ...m('list', 10, 1, 2.5), paired: true }, m('list', 10, 8, 4), m('list', 1000, 8, 4)]);
+    expect(growthRows(r)).toEqual([
+      { scenario: 'list', concurrency: 1, p50AtMin: 2.5, p50AtMax: 3, ratio: 1.2, paired: true, stageP50AtMin: 2, stageRatio: 1.5 },
+      { scenario: 'list', concurrency: 8, p50AtMin: 4, p50AtMax: 4, ratio: 1, paired: false },
+    ]);
+    const md = markdownReport(r, []);
+    expect(md).toContain('| list | 1 | 2.50 | 3.00 | 1.20 | paired | 2.00 | 1.50 |');
+    expect(md).toContain('| list | 8 | 4.00 | 4.00 | 1.00 | own stage |  |  |');
+    // The smallest size's table shows the stage's run only.
+    expect(md.split('## 10 projects')[1]!.split('## ')[0]!.match(/\| list \| 1 \|/g)).toHaveLength(1);
   });
 });
 

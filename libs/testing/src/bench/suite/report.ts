@@ -48,7 +48,7 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
   ];
   for (const size of run.config.sizes) {
     out.push(`## ${size.toLocaleString('en-US')} projects`, '', '| scenario | conc. | req/s | p50 | p90 | p99 | errors | non-2xx | of ceiling | host busy / steal | services |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
-    for (const m of run.measurements.filter((x) => x.size === size)) {
+    for (const m of run.measurements.filter((x) => x.size === size && !x.paired)) {
       const ceiling = ceilingFor(run, size, m.concurrency);
       const frac = ceiling && m.scenario !== BARE ? n(m.rps / ceiling.rps, 3) : '';
       out.push(`| ${m.scenario} | ${m.concurrency} | ${n(m.rps, 0)} | ${n(m.p50)} | ${n(m.p90)} | ${n(m.p99)} | ${m.errors} | ${m.non2xx} | ${frac} | ${hostCell(m)} | ${servicesCell(m)} |`);
@@ -57,9 +57,15 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
   }
   const growth = growthRows(run);
   if (growth.length) {
-    out.push(`## Growth: p50 at ${Math.max(...run.config.sizes).toLocaleString('en-US')} over p50 at ${Math.min(...run.config.sizes).toLocaleString('en-US')} projects`, '',
-      '| scenario | conc. | p50 small | p50 large | ratio |', '|---|---:|---:|---:|---:|');
-    for (const g of growth) out.push(`| ${g.scenario} | ${g.concurrency} | ${n(g.p50AtMin)} | ${n(g.p50AtMax)} | ${n(g.ratio)} |`);
+    const [min, max] = [Math.min(...run.config.sizes), Math.max(...run.config.sizes)].map((x) => x.toLocaleString('en-US'));
+    out.push(`## Growth: p50 at ${max} over p50 at ${min} projects`, '');
+    if (growth.some((g) => g.paired)) {
+      out.push(`"paired": the ${min} side measured on a second stack seeded with ${min} projects, its runs alternated with the ${max} runs (the ratio the target is checked against); the ${min} stage's own p50 and ratio follow, measured a quarter of an hour earlier.`, '');
+    }
+    out.push('| scenario | conc. | p50 small | p50 large | ratio | small measured | stage p50 small | stage ratio |', '|---|---:|---:|---:|---:|---|---:|---:|');
+    for (const g of growth) {
+      out.push(`| ${g.scenario} | ${g.concurrency} | ${n(g.p50AtMin)} | ${n(g.p50AtMax)} | ${n(g.ratio)} | ${g.paired ? 'paired' : 'own stage'} | ${g.stageP50AtMin === undefined ? '' : n(g.stageP50AtMin)} | ${g.stageRatio === undefined ? '' : n(g.stageRatio)} |`);
+    }
     out.push('');
   }
   out.push(...targetsMarkdown(targetChecks(run)));
@@ -76,11 +82,13 @@ function writeCharts(dir: string, run: SuiteRun): string[] {
     files.push(file);
   };
   const names = [...new Set(run.measurements.map((m) => m.scenario))];
+  // The paired runs at the smallest size are a second measurement of a point the charts already have.
+  const unpaired = run.measurements.filter((m) => !m.paired);
   for (const size of run.config.sizes) {
     for (const q of ['p50', 'p90'] as const) {
       const series: Series[] = names.map((name) => ({
         name,
-        points: run.measurements
+        points: unpaired
           .filter((m) => m.scenario === name && (m.size === size || (m.scenario === BARE && ceilingFor(run, size, m.concurrency) === m)))
           .map((m) => [m.concurrency, m[q]] as [number, number]),
       }));
@@ -92,7 +100,7 @@ function writeCharts(dir: string, run: SuiteRun): string[] {
     for (const c of run.config.concurrency) {
       const series: Series[] = grown.map((name) => ({
         name,
-        points: run.measurements.filter((m) => m.scenario === name && m.concurrency === c).map((m) => [m.size, m.p50] as [number, number]),
+        points: unpaired.filter((m) => m.scenario === name && m.concurrency === c).map((m) => [m.size, m.p50] as [number, number]),
       }));
       write(`latency-vs-n-c${c}.png`, { title: `p50 latency vs projects, ${c} connection(s)`, xLabel: 'projects (log scale)', yLabel: 'p50 ms', series, logX: true });
     }

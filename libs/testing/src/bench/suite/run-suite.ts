@@ -23,7 +23,7 @@ import { seedAccessRequests, seedProjects } from './seed-projects';
 import { waitForQuietServices, watchServices } from './service-metrics';
 import { waitForDrainedPipeline } from './drain';
 import { suiteConfig } from './suite-config';
-import { feedsTarget } from './targets';
+import { feedsTarget, pairsGrowth } from './targets';
 
 async function createMember(stack: RunningStack): Promise<{ id: number; token: string }> {
   const call = async (p: string, body: unknown) => {
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     measurements.push(full);
     const bad = m.errors || m.non2xx ? `  errors ${m.errors} non-2xx ${m.non2xx}` : '';
     const host = m.host ? `  host busy ${m.host.busyPercent.toFixed(0)}% steal ${m.host.stealPercent.toFixed(1)}%` : '';
-    console.log(`  ${m.scenario.padEnd(58)} c=${String(m.concurrency).padEnd(3)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2).padStart(7)}  p90 ${m.p90.toFixed(2).padStart(7)}  p99 ${m.p99.toFixed(2).padStart(7)} ms${bad}${host}`);
+    console.log(`  ${(m.paired ? `${m.scenario} (paired, ${m.size})` : m.scenario).padEnd(58)} c=${String(m.concurrency).padEnd(3)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50.toFixed(2).padStart(7)}  p90 ${m.p90.toFixed(2).padStart(7)}  p99 ${m.p99.toFixed(2).padStart(7)} ms${bad}${host}`);
   };
   // Before each scenario (and baseline) the background work of the previous one settles, so it is not measured here.
   const settle = async (what: string) => {
@@ -73,8 +73,8 @@ async function main(): Promise<void> {
     const numbers = await run();
     return { ...numbers, host: host.stop() };
   };
-  const watched = async (run: () => Promise<LoadNumbers>) => {
-    const watch = watchServices(stack.metricsUrls);
+  const watched = async (run: () => Promise<LoadNumbers>, metricsUrls = stack.metricsUrls) => {
+    const watch = watchServices(metricsUrls);
     const numbers = await onHost(run);
     return { ...numbers, services: await watch.stop() };
   };
@@ -102,6 +102,29 @@ async function main(): Promise<void> {
     } finally {
       bare.stop();
     }
+  };
+  // The smallest size again, for the growth ratios a target checks (targets.ts, pairsGrowth): at the largest size's
+  // stage, a second stack like the first, seeded with the smallest size, whose runs alternate with the largest size's.
+  // The stages run a quarter of an hour apart, and this VM's speed moves by more than the target's 20% in that time
+  // (bench/README.md, "Growth ratios measured paired").
+  const minSize = Math.min(...cfg.BENCH_SIZES);
+  let small: { stack: RunningStack; ctx: ScenarioContext } | undefined;
+  const startSmallStack = async (ctx: ScenarioContext, pairedScenarios: readonly Scenario[]) => {
+    const smallStack = await startStack({ name: 'bench_suite_small' });
+    const smallMember = await createMember(smallStack);
+    const smallDb = new Client({ connectionString: infra.databaseUrl });
+    await smallDb.connect();
+    try {
+      const seeded = await seedProjects(smallDb, smallStack, { projects: minSize, namespaces: cfg.BENCH_NAMESPACES, memberId: smallMember.id });
+      console.log(`second stack for the paired growth runs: ${minSize} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s`);
+    } finally {
+      await smallDb.end();
+    }
+    // The paired scenarios only read (no approvals on this stack).
+    const smallCtx: ScenarioContext = { ...ctx, url: smallStack.url, rootToken: smallStack.rootToken, memberToken: smallMember.token, size: minSize, approveProjectId: 0, firstRequesterId: 0 };
+    small = { stack: smallStack, ctx: smallCtx };
+    await warmStack(pairedScenarios, smallCtx, cfg.BENCH_STACK_WARMUP_SECONDS);
+    return small;
   };
   try {
     const member = await createMember(stack);
@@ -137,8 +160,31 @@ async function main(): Promise<void> {
       for (const c of levels) {
         record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await onHost(() => sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup))) });
       }
+      const paired = sizeIndex > 0 && sizeIndex === cfg.BENCH_SIZES.length - 1 && size !== minSize ? scenarios.filter((s) => pairsGrowth(s.name)) : [];
       for (const s of scenarios) {
         const load = s.load(ctx);
+        if (paired.includes(s)) {
+          const other = small ?? (await startSmallStack(ctx, paired));
+          const otherLoad = s.load(other.ctx);
+          await settle(s.name);
+          await waitForQuietServices(other.stack.metricsUrls);
+          for (const c of levels) {
+            const runs: { large: Awaited<ReturnType<typeof watched>>[]; small: Awaited<ReturnType<typeof watched>>[] } = { large: [], small: [] };
+            for (let i = 0; i < cfg.BENCH_TARGET_REPEATS; i++) {
+              runs.small.push(await watched(() => httpLoad(otherLoad, c, seconds, warmup), other.stack.metricsUrls));
+              runs.large.push(await watched(() => httpLoad(load, c, seconds, warmup)));
+            }
+            const [large, smaller] = [medianRun(runs.large), medianRun(runs.small)];
+            console.log(`  (${s.name} at c=${c}, alternated: ${minSize} ${smaller.repeats.map((r) => r.p50.toFixed(2)).join(' / ')}, ${size} ${large.repeats.map((r) => r.p50.toFixed(2)).join(' / ')} ms p50; the medians recorded)`);
+            record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...large });
+            record({ scenario: s.name, kind: 'api', growth: s.growth, size: minSize, concurrency: c, paired: true, ...smaller });
+          }
+          if (s === paired[paired.length - 1]) {
+            await other.stack.stop();
+            small = undefined;
+          }
+          continue;
+        }
         await settle(s.name);
         for (const c of levels) {
           record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...(await repeated(s.name, size, c, () => watched(() => httpLoad(load, c, seconds, warmup)))) });
@@ -147,6 +193,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await db.end();
+    await small?.stack.stop();
     await stack.stop();
   }
   const run: SuiteRun = {

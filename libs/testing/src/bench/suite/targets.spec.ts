@@ -2,7 +2,7 @@ import { medianRun, type Measurement } from './measurement';
 import { markdownReport } from './report';
 import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED, PATH_READ } from './scenarios';
 import { BARE, type SuiteRun } from './suite-run';
-import { feedsTarget, targetChecks, targetsMarkdown } from './targets';
+import { feedsTarget, pairsGrowth, targetChecks, targetsMarkdown } from './targets';
 
 const m = (scenario: string, size: number, concurrency: number, rps: number, p50: number, p90: number, steal?: number): Measurement => ({
   scenario, kind: scenario === BARE ? 'baseline' : 'api', growth: scenario !== BARE, size, concurrency, seconds: 1, requests: rps, rps, p50, p90,
@@ -65,6 +65,20 @@ describe('targetChecks', () => {
     ]);
   });
 
+  it('takes the smallest size of the keyset ratio from its paired measurement when the run made one', () => {
+    const paired = (x: Measurement): Measurement => ({ ...x, paired: true, repeats: [x, x, x].map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) });
+    const checks = targetChecks(run([
+      m(KEYSET_DEEP, 10_000, 1, 300, 3, 5, 0.2), // the first stage: a fast phase
+      m(KEYSET_DEEP, 10_000, 32, 400, 60, 90),
+      m(KEYSET_DEEP, 1_000_000, 1, 200, 4.5, 7, 1.5), paired(m(KEYSET_DEEP, 10_000, 1, 210, 4.2, 6.5, 2.5)),
+      m(KEYSET_DEEP, 1_000_000, 32, 300, 80, 120), // no paired run at c=32: the stage's is the denominator
+    ], [10_000, 1_000_000]));
+    expect(checks).toEqual([
+      expect.objectContaining({ concurrency: 1, measured: '1.07 (4.50 / 4.20 ms, median of 3, paired; 1.50 against the 10,000 stage)', met: true, stealPercent: 2.5 }),
+      expect.objectContaining({ concurrency: 32, measured: '1.33 (80.00 / 60.00 ms)', met: false }),
+    ]);
+  });
+
   it('says where a check stands on the median of repeated measurements', () => {
     const repeatsOf = (x: Measurement) => ({ ...x, repeats: [x, x, x].map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) });
     const checks = targetChecks(run([
@@ -99,7 +113,9 @@ describe('repeated measurements', () => {
     expect([fed(ID_READ, 10_000, 32), fed(PATH_READ, 1_000_000, 32), fed(BARE, 100_000, 32)]).toEqual([true, true, true]);
     expect([fed(ID_READ, 10_000, 16), fed(BARE, 100_000, 1)]).toEqual([false, false]);
     expect([fed(OFFSET_FILTERED, 100_000, 1), fed(OFFSET_FILTERED, 100_000, 32), fed(OFFSET_FILTERED, 10_000, 32)]).toEqual([true, true, false]);
-    expect([fed(KEYSET_DEEP, 10_000, 1), fed(KEYSET_DEEP, 1_000_000, 8), fed(KEYSET_DEEP, 100_000, 8)]).toEqual([true, true, false]);
+    // The smallest size's side of the keyset ratio is its paired measurement, made at the largest size's stage.
+    expect([fed(KEYSET_DEEP, 10_000, 1), fed(KEYSET_DEEP, 1_000_000, 8), fed(KEYSET_DEEP, 100_000, 8)]).toEqual([false, true, false]);
+    expect([pairsGrowth(KEYSET_DEEP), pairsGrowth(OFFSET_FILTERED), pairsGrowth(ID_READ)]).toEqual([true, false, false]);
     expect(feedsTarget(KEYSET_DEEP, 10_000, 1, { sizes: [10_000], concurrency: [1] })).toBe(false); // no growth in one size
     expect(fed('GET /projects?topic=t7 (member)', 1_000_000, 32)).toBe(false);
   });
