@@ -50,3 +50,16 @@ export function medianRun<T extends Pick<Measurement, 'rps' | 'p50' | 'p90'>>(ru
   const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
   return { ...median, repeats: runs.map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) };
 }
+
+/**
+ * `n` runs of each of two measurements, alternated (first, second, first, …), and the median run of each side
+ * (medianRun): two sides compared under the same drift of the machine's speed rather than minutes apart.
+ */
+export async function alternated<T extends Pick<Measurement, 'rps' | 'p50' | 'p90'>>(n: number, first: () => Promise<T>, second: () => Promise<T>) {
+  const [a, b]: [T[], T[]] = [[], []];
+  for (let i = 0; i < n; i++) {
+    a.push(await first());
+    b.push(await second());
+  }
+  return [medianRun(a), medianRun(b)] as const;
+}

@@ -16,7 +16,7 @@ import { startStack, type RunningStack } from '../../stack';
 import { grpcGetProject, sqlGetProject, startBareServer } from './baselines';
 import { watchHostCpu } from './host-cpu';
 import { httpLoad, warmUp } from './load';
-import { medianRun, type LoadNumbers, type Measurement } from './measurement';
+import { alternated, medianRun, type LoadNumbers, type Measurement } from './measurement';
 import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
 import { selectedScenarios, type Scenario, type ScenarioContext } from './scenarios';
 import { seedAccessRequests, seedProjects } from './seed-projects';
@@ -105,26 +105,30 @@ async function main(): Promise<void> {
   };
   // The smallest size again, for the growth ratios a target checks (targets.ts, pairsGrowth): at the largest size's
   // stage, a second stack like the first, seeded with the smallest size, whose runs alternate with the largest size's.
-  // The stages run a quarter of an hour apart, and this VM's speed moves by more than the target's 20% in that time
+  // The stages run 15–30 minutes apart, and this VM's speed moves by more than the target's 20% in that time
   // (bench/README.md, "Growth ratios measured paired").
   const minSize = Math.min(...cfg.BENCH_SIZES);
   let small: { stack: RunningStack; ctx: ScenarioContext } | undefined;
   const startSmallStack = async (ctx: ScenarioContext, pairedScenarios: readonly Scenario[]) => {
     const smallStack = await startStack({ name: 'bench_suite_small' });
-    const smallMember = await createMember(smallStack);
-    const smallDb = new Client({ connectionString: infra.databaseUrl });
-    await smallDb.connect();
     try {
-      const seeded = await seedProjects(smallDb, smallStack, { projects: minSize, namespaces: cfg.BENCH_NAMESPACES, memberId: smallMember.id });
-      console.log(`second stack for the paired growth runs: ${minSize} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s`);
-    } finally {
-      await smallDb.end();
+      const smallMember = await createMember(smallStack);
+      const smallDb = new Client({ connectionString: infra.databaseUrl });
+      await smallDb.connect();
+      try {
+        const seeded = await seedProjects(smallDb, smallStack, { projects: minSize, namespaces: cfg.BENCH_NAMESPACES, memberId: smallMember.id });
+        console.log(`second stack for the paired growth runs: ${minSize} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s`);
+      } finally {
+        await smallDb.end();
+      }
+      // The paired scenarios only read (no approvals on this stack).
+      const smallCtx: ScenarioContext = { ...ctx, url: smallStack.url, rootToken: smallStack.rootToken, memberToken: smallMember.token, size: minSize, approveProjectId: 0, firstRequesterId: 0 };
+      await warmStack(pairedScenarios, smallCtx, cfg.BENCH_STACK_WARMUP_SECONDS);
+      return { stack: smallStack, ctx: smallCtx };
+    } catch (err) {
+      await smallStack.stop();
+      throw err;
     }
-    // The paired scenarios only read (no approvals on this stack).
-    const smallCtx: ScenarioContext = { ...ctx, url: smallStack.url, rootToken: smallStack.rootToken, memberToken: smallMember.token, size: minSize, approveProjectId: 0, firstRequesterId: 0 };
-    small = { stack: smallStack, ctx: smallCtx };
-    await warmStack(pairedScenarios, smallCtx, cfg.BENCH_STACK_WARMUP_SECONDS);
-    return small;
   };
   try {
     const member = await createMember(stack);
@@ -164,17 +168,17 @@ async function main(): Promise<void> {
       for (const s of scenarios) {
         const load = s.load(ctx);
         if (paired.includes(s)) {
-          const other = small ?? (await startSmallStack(ctx, paired));
+          small ??= await startSmallStack(ctx, paired);
+          const other = small;
           const otherLoad = s.load(other.ctx);
           await settle(s.name);
           await waitForQuietServices(other.stack.metricsUrls);
           for (const c of levels) {
-            const runs: { large: Awaited<ReturnType<typeof watched>>[]; small: Awaited<ReturnType<typeof watched>>[] } = { large: [], small: [] };
-            for (let i = 0; i < cfg.BENCH_TARGET_REPEATS; i++) {
-              runs.small.push(await watched(() => httpLoad(otherLoad, c, seconds, warmup), other.stack.metricsUrls));
-              runs.large.push(await watched(() => httpLoad(load, c, seconds, warmup)));
-            }
-            const [large, smaller] = [medianRun(runs.large), medianRun(runs.small)];
+            const [smaller, large] = await alternated(
+              cfg.BENCH_TARGET_REPEATS,
+              () => watched(() => httpLoad(otherLoad, c, seconds, warmup), other.stack.metricsUrls),
+              () => watched(() => httpLoad(load, c, seconds, warmup)),
+            );
             console.log(`  (${s.name} at c=${c}, alternated: ${minSize} ${smaller.repeats.map((r) => r.p50.toFixed(2)).join(' / ')}, ${size} ${large.repeats.map((r) => r.p50.toFixed(2)).join(' / ')} ms p50; the medians recorded)`);
             record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...large });
             record({ scenario: s.name, kind: 'api', growth: s.growth, size: minSize, concurrency: c, paired: true, ...smaller });

@@ -35,7 +35,7 @@ export interface GrowthRow {
 /**
  * p50 at the largest size over p50 at the smallest, per growth scenario and concurrency. Where the smallest size was
  * also measured paired with the largest (on a second stack, alternately), that measurement is the denominator: the
- * stages run a quarter of an hour apart, and this VM's speed moves by more than the target's 20% in that time.
+ * stages run 15–30 minutes apart, and this VM's speed moves by more than the target's 20% in that time.
  */
 export function growthRows(run: SuiteRun): GrowthRow[] {
   const sizes = run.config.sizes;

@@ -1,4 +1,4 @@
-import { medianRun, type Measurement } from './measurement';
+import { alternated, medianRun, type Measurement } from './measurement';
 import { markdownReport } from './report';
 import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED, PATH_READ } from './scenarios';
 import { BARE, type SuiteRun } from './suite-run';
@@ -118,6 +118,15 @@ describe('repeated measurements', () => {
     expect([pairsGrowth(KEYSET_DEEP), pairsGrowth(OFFSET_FILTERED), pairsGrowth(ID_READ)]).toEqual([true, false, false]);
     expect(feedsTarget(KEYSET_DEEP, 10_000, 1, { sizes: [10_000], concurrency: [1] })).toBe(false); // no growth in one size
     expect(fed('GET /projects?topic=t7 (member)', 1_000_000, 32)).toBe(false);
+  });
+
+  it('alternate the two sides of a paired measurement, each side\'s median run recorded', async () => {
+    const order: string[] = [];
+    const side = (name: string, p50s: number[]) => { let i = 0; return async () => { order.push(name); return m(ID_READ, 1, 1, 100, p50s[i++]!, 1); }; };
+    const [a, b] = await alternated(3, side('small', [3, 1, 2]), side('large', [5, 9, 7]));
+    expect(order).toEqual(['small', 'large', 'small', 'large', 'small', 'large']);
+    expect([a.p50, b.p50]).toEqual([2, 7]);
+    expect(b.repeats.map((r) => r.p50)).toEqual([5, 9, 7]);
   });
 
   it('keep the run with the median p50 whole, and every repeat\'s figures in the order run', () => {
