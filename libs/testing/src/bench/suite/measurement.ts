@@ -32,7 +32,7 @@ export interface Measurement {
   repeats?: Pick<Measurement, 'rps' | 'p50' | 'p90'>[];
   /**
    * Measured on a second stack seeded with this (the smallest) size, its repeats alternated with those of the same
-   * scenario and concurrency at the largest size (paired-growth.ts): the smallest size's side of a growth ratio taken
+   * scenario and concurrency at the largest size (run-suite.ts, `alternated`): the smallest size's side of a growth ratio taken
    * under the same conditions as the largest's. Not part of the per-size tables (the first stage's run is).
    */
   paired?: boolean;

@@ -33,6 +33,12 @@ describe('growthRows', () => {
     const md = markdownReport(r, []);
     expect(md).toContain('| list | 1 | 2.50 | 3.00 | 1.20 | paired | 2.00 | 1.50 |');
     expect(md).toContain('| list | 8 | 4.00 | 4.00 | 1.00 | own stage |  |  |');
+    // With each side's repeats kept, the ratio is the median of the rounds'.
+    const withRounds = run([m('list', 10, 1, 2), { ...m('list', 1000, 1, 3), repeats: [3, 6, 3.3].map((p50) => ({ rps: 1, p50, p90: 1 })) },
+      { ...m('list', 10, 1, 2.5), paired: true, repeats: [3, 2.5, 5].map((p50) => ({ rps: 1, p50, p90: 1 })) }]);
+    const [row] = growthRows(withRounds);
+    expect([row!.ratio, row!.roundRatios!.map((r) => r.toFixed(2))]).toEqual([1, ['1.00', '2.40', '0.66']]); // not 3 / 2.5
+    expect(markdownReport(withRounds, [])).toContain('| list | 1 | 2.50 | 3.00 | 1.00 | paired (rounds 1.00 / 2.40 / 0.66) | 2.00 | 1.50 |');
     // The smallest size's table shows the stage's run only.
     expect(md.split('## 10 projects')[1]!.split('## ')[0]!.match(/\| list \| 1 \|/g)).toHaveLength(1);
   });

@@ -60,11 +60,11 @@ export function markdownReport(run: SuiteRun, charts: string[]): string {
     const [min, max] = [Math.min(...run.config.sizes), Math.max(...run.config.sizes)].map((x) => x.toLocaleString('en-US'));
     out.push(`## Growth: p50 at ${max} over p50 at ${min} projects`, '');
     if (growth.some((g) => g.paired)) {
-      out.push(`"paired": the ${min} side measured on a second stack seeded with ${min} projects, its runs alternated with the ${max} runs (the ratio the target is checked against); the ${min} stage's own p50 and ratio follow, measured earlier in the run (minutes to half an hour before).`, '');
+      out.push(`"paired": the ${min} side measured on a second stack seeded with ${min} projects, its runs alternated with the ${max} runs, the ratio the median of the rounds' ratios (each round a ${min} run and the ${max} run right after it; the one the target is checked against); the ${min} stage's own p50 and ratio follow, measured earlier in the run (minutes to half an hour before).`, '');
     }
     out.push('| scenario | conc. | p50 small | p50 large | ratio | small measured | stage p50 small | stage ratio |', '|---|---:|---:|---:|---:|---|---:|---:|');
     for (const g of growth) {
-      out.push(`| ${g.scenario} | ${g.concurrency} | ${n(g.p50AtMin)} | ${n(g.p50AtMax)} | ${n(g.ratio)} | ${g.paired ? 'paired' : 'own stage'} | ${g.stageP50AtMin === undefined ? '' : n(g.stageP50AtMin)} | ${g.stageRatio === undefined ? '' : n(g.stageRatio)} |`);
+      out.push(`| ${g.scenario} | ${g.concurrency} | ${n(g.p50AtMin)} | ${n(g.p50AtMax)} | ${n(g.ratio)} | ${g.paired ? `paired${g.roundRatios ? ` (rounds ${g.roundRatios.map((r) => n(r)).join(' / ')})` : ''}` : 'own stage'} | ${g.stageP50AtMin === undefined ? '' : n(g.stageP50AtMin)} | ${g.stageRatio === undefined ? '' : n(g.stageRatio)} |`);
     }
     out.push('');
   }

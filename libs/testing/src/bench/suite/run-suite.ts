@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   // stage, a second stack like the first, seeded with the smallest size, whose runs alternate with the largest size's.
   // The stages run 15–30 minutes apart, and this VM's speed moves by more than the target's 20% in that time
   // (bench/README.md, "Growth ratios measured paired").
-  const minSize = Math.min(...cfg.BENCH_SIZES);
+  const [minSize, maxSize] = [Math.min(...cfg.BENCH_SIZES), Math.max(...cfg.BENCH_SIZES)];
   let small: { stack: RunningStack; ctx: ScenarioContext } | undefined;
   const startSmallStack = async (ctx: ScenarioContext, pairedScenarios: readonly Scenario[]) => {
     const smallStack = await startStack({ name: 'bench_suite_small' });
@@ -164,7 +164,8 @@ async function main(): Promise<void> {
       for (const c of levels) {
         record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await onHost(() => sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup))) });
       }
-      const paired = sizeIndex > 0 && sizeIndex === cfg.BENCH_SIZES.length - 1 && size !== minSize ? scenarios.filter((s) => pairsGrowth(s.name)) : [];
+      // Paired at the largest size's stage, whatever the order of BENCH_SIZES (growthRows divides the largest's p50).
+      const paired = size === maxSize && size !== minSize ? scenarios.filter((s) => pairsGrowth(s.name)) : [];
       for (const s of scenarios) {
         const load = s.load(ctx);
         if (paired.includes(s)) {

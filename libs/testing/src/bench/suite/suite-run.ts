@@ -20,8 +20,14 @@ export interface GrowthRow {
   concurrency: number;
   p50AtMin: number;
   p50AtMax: number;
-  /** p50 at the largest size over p50 at the smallest. */
+  /**
+   * p50 at the largest size over p50 at the smallest. For a paired row: the median of the rounds' ratios (each round a
+   * run at the smallest size and the run right after it at the largest), so that a change of the machine's speed
+   * between rounds cancels within each round rather than landing on one side of the ratio.
+   */
   ratio: number;
+  /** For a paired row: each round's ratio, in the order run. */
+  roundRatios?: number[];
   /**
    * Whether the smallest size's p50 is the paired one (measured alternately with the largest's, Measurement.paired);
    * else it is the first stage's, minutes before the largest size's.
@@ -46,11 +52,31 @@ export function growthRows(run: SuiteRun): GrowthRow[] {
     const big = run.measurements.find((x) => x.scenario === m.scenario && x.concurrency === m.concurrency && x.size === max && !x.paired);
     if (!big) continue;
     const pair = pairedAt(run, m.scenario, m.concurrency);
-    rows.push(pair
-      ? { scenario: m.scenario, concurrency: m.concurrency, p50AtMin: pair.p50, p50AtMax: big.p50, ratio: big.p50 / pair.p50, paired: true, stageP50AtMin: m.p50, stageRatio: big.p50 / m.p50 }
-      : { scenario: m.scenario, concurrency: m.concurrency, p50AtMin: m.p50, p50AtMax: big.p50, ratio: big.p50 / m.p50, paired: false });
+    if (!pair) {
+      rows.push({ scenario: m.scenario, concurrency: m.concurrency, p50AtMin: m.p50, p50AtMax: big.p50, ratio: big.p50 / m.p50, paired: false });
+      continue;
+    }
+    const rounds = roundRatios(pair, big);
+    rows.push({
+      scenario: m.scenario, concurrency: m.concurrency, p50AtMin: pair.p50, p50AtMax: big.p50,
+      ratio: rounds ? median(rounds) : big.p50 / pair.p50, ...(rounds ? { roundRatios: rounds } : {}),
+      paired: true, stageP50AtMin: m.p50, stageRatio: big.p50 / m.p50,
+    });
   }
   return rows;
+}
+
+/** Each round's p50 at the largest size over the p50 at the smallest just before it, when both kept their repeats. */
+function roundRatios(small: Measurement, large: Measurement): number[] | undefined {
+  const [a, b] = [small.repeats, large.repeats];
+  if (!a?.length || a.length !== b?.length) return undefined;
+  return a.map((r, i) => b[i]!.p50 / r.p50);
+}
+
+/** The middle value (the lower middle of an even number). */
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((x, y) => x - y);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /** The smallest size's paired measurement of a scenario at a concurrency, if the run made one. */

@@ -79,6 +79,16 @@ describe('targetChecks', () => {
     ]);
   });
 
+  it('takes a paired keyset ratio as the median of its rounds, not the ratio of the two sides\' medians', () => {
+    const rounds = (x: Measurement, p50s: number[]): Measurement => ({ ...x, repeats: p50s.map((p50) => ({ rps: x.rps, p50, p90: x.p90 })) });
+    // The machine slowed down after the second small run: the sides' medians (29.54 / 36.27 ms) would say 1.23.
+    const checks = targetChecks(run([
+      m(KEYSET_DEEP, 10_000, 32, 900, 31.5, 50), rounds(m(KEYSET_DEEP, 1_000_000, 32, 780, 36.27, 60), [28.68, 36.27, 36.51]),
+      { ...rounds(m(KEYSET_DEEP, 10_000, 32, 980, 29.54, 48), [29.5, 29.54, 37.68]), paired: true },
+    ], [10_000, 1_000_000], [32]));
+    expect(checks).toEqual([expect.objectContaining({ met: true, measured: "0.97 (median of the rounds' 0.97 / 1.23 / 0.97; p50 36.27 / 29.54 ms, paired; 1.15 against the 10,000 stage)" })]);
+  });
+
   it('says where a check stands on the median of repeated measurements', () => {
     const repeatsOf = (x: Measurement) => ({ ...x, repeats: [x, x, x].map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) });
     const checks = targetChecks(run([
