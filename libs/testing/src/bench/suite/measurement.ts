@@ -32,8 +32,8 @@ export interface Measurement {
   repeats?: Pick<Measurement, 'rps' | 'p50' | 'p90'>[];
   /**
    * Measured on a second stack seeded with this (the smallest) size, its repeats alternated with those of the same
-   * scenario and concurrency at the largest size (run-suite.ts, `alternated`): the smallest size's side of a growth ratio taken
-   * under the same conditions as the largest's. Not part of the per-size tables (the first stage's run is).
+   * scenario and concurrency at the largest size (run-suite.ts, `alternated`): the smallest size's side of a growth
+   * ratio taken under the same conditions as the largest's. Not part of the per-size tables (the first stage's run is).
    */
   paired?: boolean;
 }
@@ -46,10 +46,16 @@ export type LoadNumbers = Pick<Measurement, 'requests' | 'rps' | 'p50' | 'p90' |
  */
 export function medianRun<T extends Pick<Measurement, 'rps' | 'p50' | 'p90'>>(runs: T[]): T & { repeats: Pick<Measurement, 'rps' | 'p50' | 'p90'>[] } {
   if (!runs.length) throw new Error('medianRun: no runs');
-  const sorted = [...runs].sort((a, b) => a.p50 - b.p50);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const median = lowerMiddle([...runs].sort((a, b) => a.p50 - b.p50));
   return { ...median, repeats: runs.map(({ rps, p50, p90 }) => ({ rps, p50, p90 })) };
 }
+
+/** The middle value of numbers (the lower middle of an even count), as medianRun picks its run. */
+export function median(xs: readonly number[]): number {
+  return lowerMiddle([...xs].sort((a, b) => a - b));
+}
+
+const lowerMiddle = <T>(sorted: readonly T[]): T => sorted[Math.floor((sorted.length - 1) / 2)]!;
 
 /**
  * `n` runs of each of two measurements, alternated (first, second, first, …), and the median run of each side

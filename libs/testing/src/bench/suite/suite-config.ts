@@ -29,8 +29,9 @@ export const suiteConfigSchema = z.object({
   /**
    * How many times each measurement a target is checked against runs (the single-project reads and the bare ceiling at
    * the highest concurrency, the offset listing at its target's size, the keyset listing at the largest size, each run
-   * alternated with one at the smallest size on a second stack); the run with the median p50 is recorded. This VM's speed moves from one measurement to the next (the same
-   * ceiling measured 17,566 and 32,520 req/s in two runs): one sample decided a target by its luck.
+   * alternated with one at the smallest size on a second stack); the run with the median p50 is recorded. This VM's
+   * speed moves from one measurement to the next (the same ceiling measured 17,566 and 32,520 req/s in two runs): one
+   * sample decided a target by its luck.
    */
   BENCH_TARGET_REPEATS: z.coerce.number().int().min(1).default(3),
   /** Group namespaces the projects spread over. */

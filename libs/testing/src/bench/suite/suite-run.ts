@@ -1,4 +1,4 @@
-import type { Measurement } from './measurement';
+import { median, type Measurement } from './measurement';
 
 // One run of the suite as results.json keeps it, and the figures taken across its measurements.
 
@@ -71,12 +71,6 @@ function roundRatios(small: Measurement, large: Measurement): number[] | undefin
   const [a, b] = [small.repeats, large.repeats];
   if (!a?.length || a.length !== b?.length) return undefined;
   return a.map((r, i) => b[i]!.p50 / r.p50);
-}
-
-/** The middle value (the lower middle of an even number). */
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((x, y) => x - y);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 /** The smallest size's paired measurement of a scenario at a concurrency, if the run made one. */
