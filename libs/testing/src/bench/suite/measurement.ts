@@ -36,6 +36,11 @@ export interface Measurement {
    * ratio taken under the same conditions as the largest's. Not part of the per-size tables (the first stage's run is).
    */
   paired?: boolean;
+  /**
+   * For a paired bare-http ceiling: the scenario whose repeats it alternated with (run-suite.ts), so that the scenario's
+   * share of the ceiling is taken round by round under the same drift of the machine's speed (suite-run.ts, ceilingShare).
+   */
+  pairedWith?: string;
 }
 
 export type LoadNumbers = Pick<Measurement, 'requests' | 'rps' | 'p50' | 'p90' | 'p99' | 'errors' | 'non2xx' | 'statuses'>;

@@ -23,7 +23,7 @@ import { seedAccessRequests, seedProjects } from './seed-projects';
 import { waitForQuietServices, watchServices } from './service-metrics';
 import { waitForDrainedPipeline } from './drain';
 import { suiteConfig } from './suite-config';
-import { feedsTarget, pairsGrowth } from './targets';
+import { feedsTarget, pairsCeiling, pairsGrowth } from './targets';
 
 async function createMember(stack: RunningStack): Promise<{ id: number; token: string }> {
   const call = async (p: string, body: unknown) => {
@@ -89,20 +89,15 @@ async function main(): Promise<void> {
     return median;
   };
   // The ceiling at every size, minutes (not a quarter of an hour) before the scenarios it is compared with: this VM's
-  // speed drifts through a run, and a fraction of a ceiling measured long before moved with the drift.
-  const measureCeiling = async (size: number) => {
+  // speed drifts through a run, and a fraction of a ceiling measured long before moved with the drift. Its server
+  // answers a project of that size's JSON, and stays up through the stage for the ceiling's paired runs (pairsCeiling).
+  const startCeilingServer = async () => {
     const res = await fetch(`${stack.apiUrl}/projects/1`, { headers: { 'PRIVATE-TOKEN': stack.rootToken } });
     const body = await res.text();
     if (res.status !== 200) throw new Error(`GET /projects/1: ${res.status} ${body.slice(0, 200)}`);
-    const bare = await startBareServer(body);
-    try {
-      for (const c of levels) {
-        record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await repeated(BARE, size, c, () => onHost(() => httpLoad({ url: bare.url }, c, seconds, warmup)))) });
-      }
-    } finally {
-      bare.stop();
-    }
+    return startBareServer(body);
   };
+  const ceilingRun = (bare: { url: string }, c: number) => onHost(() => httpLoad({ url: bare.url }, c, seconds, warmup));
   // The smallest size again, for the growth ratios a target checks (targets.ts, pairsGrowth): at the largest size's
   // stage, a second stack like the first, seeded with the smallest size, whose runs alternate with the largest size's.
   // The stages run 15–30 minutes apart, and this VM's speed moves by more than the target's 20% in that time
@@ -153,47 +148,62 @@ async function main(): Promise<void> {
       console.log(`${size} projects seeded in ${(seeded.ms / 1000).toFixed(1)} s (${cfg.BENCH_NAMESPACES} namespaces, the member on ${seeded.memberProjectIds.length})`);
       const ids = Array.from({ length: Math.min(997, size) }, (_, i) => 1 + Math.floor((i * size) / Math.min(997, size)));
 
-      await measureCeiling(size);
-      const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
-      if (sizeIndex === 0) await warmStack(scenarios, ctx, cfg.BENCH_STACK_WARMUP_SECONDS);
-      await settle(GRPC);
-      for (const c of levels) {
-        record({ scenario: GRPC, kind: 'baseline', growth: true, size, concurrency: c, ...(await watched(() => grpcGetProject(stack, ids, c, seconds, warmup))) });
-      }
-      await settle(SQL);
-      for (const c of levels) {
-        record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await onHost(() => sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup))) });
-      }
-      // Paired at the largest size's stage, whatever the order of BENCH_SIZES (growthRows divides the largest's p50).
-      const paired = size === maxSize && size !== minSize ? scenarios.filter((s) => pairsGrowth(s.name)) : [];
-      for (const s of scenarios) {
-        const load = s.load(ctx);
-        if (paired.includes(s)) {
-          small ??= await startSmallStack(ctx, paired);
-          const other = small;
-          const otherLoad = s.load(other.ctx);
-          await settle(s.name);
-          await waitForQuietServices(other.stack.metricsUrls);
-          for (const c of levels) {
-            const [smaller, large] = await alternated(
-              cfg.BENCH_TARGET_REPEATS,
-              () => watched(() => httpLoad(otherLoad, c, seconds, warmup), other.stack.metricsUrls),
-              () => watched(() => httpLoad(load, c, seconds, warmup)),
-            );
-            console.log(`  (${s.name} at c=${c}, alternated: ${minSize} ${smaller.repeats.map((r) => r.p50.toFixed(2)).join(' / ')}, ${size} ${large.repeats.map((r) => r.p50.toFixed(2)).join(' / ')} ms p50; the medians recorded)`);
-            record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...large });
-            record({ scenario: s.name, kind: 'api', growth: s.growth, size: minSize, concurrency: c, paired: true, ...smaller });
-          }
-          if (s === paired[paired.length - 1]) {
-            await other.stack.stop();
-            small = undefined;
-          }
-          continue;
-        }
-        await settle(s.name);
+      const bare = await startCeilingServer();
+      try {
         for (const c of levels) {
-          record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...(await repeated(s.name, size, c, () => watched(() => httpLoad(load, c, seconds, warmup)))) });
+          record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, ...(await repeated(BARE, size, c, () => ceilingRun(bare, c))) });
         }
+        const ctx: ScenarioContext = { url: stack.url, rootToken: stack.rootToken, memberToken: member.token, size, namespaces: cfg.BENCH_NAMESPACES, approveProjectId, firstRequesterId };
+        if (sizeIndex === 0) await warmStack(scenarios, ctx, cfg.BENCH_STACK_WARMUP_SECONDS);
+        await settle(GRPC);
+        for (const c of levels) {
+          record({ scenario: GRPC, kind: 'baseline', growth: true, size, concurrency: c, ...(await watched(() => grpcGetProject(stack, ids, c, seconds, warmup))) });
+        }
+        await settle(SQL);
+        for (const c of levels) {
+          record({ scenario: SQL, kind: 'baseline', growth: true, size, concurrency: c, ...(await onHost(() => sqlGetProject(infra.databaseUrl, stack, ids, c, seconds, warmup))) });
+        }
+        // Paired at the largest size's stage, whatever the order of BENCH_SIZES (growthRows divides the largest's p50).
+        const paired = size === maxSize && size !== minSize ? scenarios.filter((s) => pairsGrowth(s.name)) : [];
+        for (const s of scenarios) {
+          const load = s.load(ctx);
+          if (paired.includes(s)) {
+            small ??= await startSmallStack(ctx, paired);
+            const other = small;
+            const otherLoad = s.load(other.ctx);
+            await settle(s.name);
+            await waitForQuietServices(other.stack.metricsUrls);
+            for (const c of levels) {
+              const [smaller, large] = await alternated(
+                cfg.BENCH_TARGET_REPEATS,
+                () => watched(() => httpLoad(otherLoad, c, seconds, warmup), other.stack.metricsUrls),
+                () => watched(() => httpLoad(load, c, seconds, warmup)),
+              );
+              console.log(`  (${s.name} at c=${c}, alternated: ${minSize} ${smaller.repeats.map((r) => r.p50.toFixed(2)).join(' / ')}, ${size} ${large.repeats.map((r) => r.p50.toFixed(2)).join(' / ')} ms p50; the medians recorded)`);
+              record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...large });
+              record({ scenario: s.name, kind: 'api', growth: s.growth, size: minSize, concurrency: c, paired: true, ...smaller });
+            }
+            if (s === paired[paired.length - 1]) {
+              await other.stack.stop();
+              small = undefined;
+            }
+            continue;
+          }
+          await settle(s.name);
+          for (const c of levels) {
+            // The share of the ceiling a target checks: a ceiling run before each repeat, the share taken round by round.
+            if (pairsCeiling(s.name) && feedsTarget(s.name, size, c, { sizes: cfg.BENCH_SIZES, concurrency: levels })) {
+              const [ceiling, measured] = await alternated(cfg.BENCH_TARGET_REPEATS, () => ceilingRun(bare, c), () => watched(() => httpLoad(load, c, seconds, warmup)));
+              console.log(`  (${s.name} at c=${c}, alternated with the ceiling: ${measured.repeats.map((r) => r.rps.toFixed(0)).join(' / ')} against ${ceiling.repeats.map((r) => r.rps.toFixed(0)).join(' / ')} req/s; the medians recorded)`);
+              record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...measured });
+              record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, paired: true, pairedWith: s.name, ...ceiling });
+              continue;
+            }
+            record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...(await repeated(s.name, size, c, () => watched(() => httpLoad(load, c, seconds, warmup)))) });
+          }
+        }
+      } finally {
+        bare.stop();
       }
     }
   } finally {

@@ -79,11 +79,45 @@ export function pairedAt(run: SuiteRun, scenario: string, concurrency: number): 
 }
 
 /**
- * The bare-http ceiling for a run at (size, concurrency): the one measured at that size (every size has its own since
- * 2026-11-28), else the one of any size (results of older runs measured it once, at the first size).
+ * The bare-http ceiling of a stage at (size, concurrency): the one measured at that size (every size has its own since
+ * 2026-11-28), else the one of any size (results of older runs measured it once, at the first size). Not a paired one.
  */
 export function ceilingFor(run: SuiteRun, size: number, concurrency: number): Measurement | undefined {
-  const bare = run.measurements.filter((m) => m.scenario === BARE && m.concurrency === concurrency);
+  const bare = run.measurements.filter((m) => m.scenario === BARE && m.concurrency === concurrency && !m.paired);
   return bare.find((m) => m.size === size) ?? bare[0];
+}
+
+/** The ceiling measured alternately with a scenario's repeats at (size, concurrency), if the run made one. */
+export function pairedCeilingAt(run: SuiteRun, scenario: string, size: number, concurrency: number): Measurement | undefined {
+  return run.measurements.find((m) => m.paired && m.scenario === BARE && m.pairedWith === scenario && m.size === size && m.concurrency === concurrency);
+}
+
+export interface CeilingShare {
+  /** The scenario's req/s over the ceiling's: for a paired ceiling, the median of the rounds' shares. */
+  share: number;
+  /** With a paired ceiling: each round's share (the ceiling's run, then the scenario's right after it), in the order run. */
+  rounds?: number[];
+  paired: boolean;
+  /** With a paired ceiling: the share of the stage's ceiling, measured minutes before (for comparison). */
+  stageShare?: number;
+}
+
+/**
+ * A measurement's req/s as a share of the bare-http ceiling. Where the ceiling was also measured alternately with the
+ * measurement's repeats (pairedCeilingAt), the share is the median of the rounds' shares: the stage's ceiling is
+ * measured minutes before, and a change of this VM's speed in between moved the share by as much as the target's
+ * margin (bench/README.md, "Run 28").
+ */
+export function ceilingShare(run: SuiteRun, m: Measurement): CeilingShare | undefined {
+  const stage = ceilingFor(run, m.size, m.concurrency);
+  const stageShare = stage ? m.rps / stage.rps : undefined;
+  const pair = pairedCeilingAt(run, m.scenario, m.size, m.concurrency);
+  if (!pair) return stageShare === undefined ? undefined : { share: stageShare, paired: false };
+  const [a, b] = [pair.repeats, m.repeats];
+  const rounds = a?.length && a.length === b?.length ? a.map((r, i) => b[i]!.rps / r.rps) : undefined;
+  return {
+    share: rounds ? median(rounds) : m.rps / pair.rps, ...(rounds ? { rounds } : {}),
+    paired: true, ...(stageShare === undefined ? {} : { stageShare }),
+  };
 }
 

@@ -2,7 +2,7 @@ import { alternated, medianRun, type Measurement } from './measurement';
 import { markdownReport } from './report';
 import { ID_READ, KEYSET_DEEP, OFFSET_FILTERED, PATH_READ } from './scenarios';
 import { BARE, type SuiteRun } from './suite-run';
-import { feedsTarget, pairsGrowth, targetChecks, targetsMarkdown } from './targets';
+import { feedsTarget, pairsCeiling, pairsGrowth, targetChecks, targetsMarkdown } from './targets';
 
 const m = (scenario: string, size: number, concurrency: number, rps: number, p50: number, p90: number, steal?: number): Measurement => ({
   scenario, kind: scenario === BARE ? 'baseline' : 'api', growth: scenario !== BARE, size, concurrency, seconds: 1, requests: rps, rps, p50, p90,
@@ -87,6 +87,28 @@ describe('targetChecks', () => {
       { ...rounds(m(KEYSET_DEEP, 10_000, 32, 980, 29.54, 48), [29.5, 29.54, 37.68]), paired: true },
     ], [10_000, 1_000_000], [32]));
     expect(checks).toEqual([expect.objectContaining({ met: true, measured: "0.97 (median of the rounds' 0.97 / 1.23 / 0.97; p50 36.27 / 29.54 ms, paired; 1.15 against the 10,000 stage)" })]);
+  });
+
+  it('takes the share of the ceiling round by round from a ceiling measured alternately with the read', () => {
+    const rounds = (x: Measurement, rps: number[]): Measurement => ({ ...x, repeats: rps.map((r) => ({ rps: r, p50: x.p50, p90: x.p90 })) });
+    // Run 28's by-path read at 1M: 0.0996 of the stage's ceiling, measured minutes before the read.
+    const checks = targetChecks(run([
+      rounds(m(BARE, 1_000_000, 32, 23_573, 1, 2.3), [26_094, 23_573, 23_675]),
+      rounds(m(PATH_READ, 1_000_000, 32, 2_348, 12.58, 18.1), [2_475, 2_271, 2_348]),
+      { ...rounds(m(BARE, 1_000_000, 32, 21_000, 1, 2.4), [22_000, 21_000, 23_800]), paired: true, pairedWith: PATH_READ },
+      // paired with the other read: not this one's
+      { ...rounds(m(BARE, 1_000_000, 32, 30_000, 1, 2.4), [30_000, 30_000, 30_000]), paired: true, pairedWith: ID_READ },
+    ], [1_000_000], [32]));
+    expect(checks).toEqual([expect.objectContaining({
+      target: expect.stringContaining(PATH_READ), met: true,
+      measured: "2,348 req/s, p90 18.1 ms, 0.108 of the paired ceiling (median of the rounds' 0.113 / 0.108 / 0.099), 0.100 of the stage's, median of 3",
+    })]);
+    const slower = targetChecks(run([
+      m(BARE, 1_000_000, 32, 20_000, 1, 2), rounds(m(ID_READ, 1_000_000, 32, 2_200, 12, 18), [2_200, 2_200, 2_200]),
+      { ...rounds(m(BARE, 1_000_000, 32, 24_000, 1, 2), [23_000, 24_000, 25_000]), paired: true, pairedWith: ID_READ },
+    ], [1_000_000], [32]));
+    expect(slower).toEqual([expect.objectContaining({ met: false, measured: expect.stringContaining("0.092 of the paired ceiling (median of the rounds' 0.096 / 0.092 / 0.088), 0.110 of the stage's") })]);
+    expect([pairsCeiling(ID_READ), pairsCeiling(PATH_READ), pairsCeiling(OFFSET_FILTERED), pairsCeiling(BARE)]).toEqual([true, true, false, false]);
   });
 
   it('says where a check stands on the median of repeated measurements', () => {
