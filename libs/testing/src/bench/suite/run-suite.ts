@@ -192,8 +192,14 @@ async function main(): Promise<void> {
           await settle(s.name);
           for (const c of levels) {
             // The share of the ceiling a target checks: a ceiling run before each repeat, the share taken round by round.
+            // Each ceiling run waits for the services to settle after the read before it, as the stage's ceiling ran
+            // beside a quiet stack: their leftover work would lower the ceiling and flatter the share.
             if (pairsCeiling(s.name) && feedsTarget(s.name, size, c, { sizes: cfg.BENCH_SIZES, concurrency: levels })) {
-              const [ceiling, measured] = await alternated(cfg.BENCH_TARGET_REPEATS, () => ceilingRun(bare, c), () => watched(() => httpLoad(load, c, seconds, warmup)));
+              const quietCeilingRun = async () => {
+                await waitForQuietServices(stack.metricsUrls);
+                return ceilingRun(bare, c);
+              };
+              const [ceiling, measured] = await alternated(cfg.BENCH_TARGET_REPEATS, quietCeilingRun, () => watched(() => httpLoad(load, c, seconds, warmup)));
               console.log(`  (${s.name} at c=${c}, alternated with the ceiling: ${measured.repeats.map((r) => r.rps.toFixed(0)).join(' / ')} against ${ceiling.repeats.map((r) => r.rps.toFixed(0)).join(' / ')} req/s; the medians recorded)`);
               record({ scenario: s.name, kind: 'api', growth: s.growth, size, concurrency: c, ...measured });
               record({ scenario: BARE, kind: 'baseline', growth: false, size, concurrency: c, paired: true, pairedWith: s.name, ...ceiling });
