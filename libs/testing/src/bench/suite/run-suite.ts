@@ -196,7 +196,7 @@ async function main(): Promise<void> {
             // beside a quiet stack: their leftover work would lower the ceiling and flatter the share.
             if (pairsCeiling(s.name) && feedsTarget(s.name, size, c, { sizes: cfg.BENCH_SIZES, concurrency: levels })) {
               const quietCeilingRun = async () => {
-                await waitForQuietServices(stack.metricsUrls);
+                await settle(`the ceiling paired with ${s.name}`);
                 return ceilingRun(bare, c);
               };
               const [ceiling, measured] = await alternated(cfg.BENCH_TARGET_REPEATS, quietCeilingRun, () => watched(() => httpLoad(load, c, seconds, warmup)));

@@ -56,7 +56,7 @@ export function growthRows(run: SuiteRun): GrowthRow[] {
       rows.push({ scenario: m.scenario, concurrency: m.concurrency, p50AtMin: m.p50, p50AtMax: big.p50, ratio: big.p50 / m.p50, paired: false });
       continue;
     }
-    const rounds = roundRatios(pair, big);
+    const rounds = roundRatios(pair, big, 'p50');
     rows.push({
       scenario: m.scenario, concurrency: m.concurrency, p50AtMin: pair.p50, p50AtMax: big.p50,
       ratio: rounds ? median(rounds) : big.p50 / pair.p50, ...(rounds ? { roundRatios: rounds } : {}),
@@ -66,11 +66,11 @@ export function growthRows(run: SuiteRun): GrowthRow[] {
   return rows;
 }
 
-/** Each round's p50 at the largest size over the p50 at the smallest just before it, when both kept their repeats. */
-function roundRatios(small: Measurement, large: Measurement): number[] | undefined {
-  const [a, b] = [small.repeats, large.repeats];
+/** Each round's `field` of the second measurement over the first's just before it, when both kept their repeats. */
+function roundRatios(first: Measurement, second: Measurement, field: 'p50' | 'rps'): number[] | undefined {
+  const [a, b] = [first.repeats, second.repeats];
   if (!a?.length || a.length !== b?.length) return undefined;
-  return a.map((r, i) => b[i]!.p50 / r.p50);
+  return a.map((r, i) => b[i]![field] / r[field]);
 }
 
 /** The smallest size's paired measurement of a scenario at a concurrency, if the run made one. */
@@ -113,8 +113,7 @@ export function ceilingShare(run: SuiteRun, m: Measurement): CeilingShare | unde
   const stageShare = stage ? m.rps / stage.rps : undefined;
   const pair = pairedCeilingAt(run, m.scenario, m.size, m.concurrency);
   if (!pair) return stageShare === undefined ? undefined : { share: stageShare, paired: false };
-  const [a, b] = [pair.repeats, m.repeats];
-  const rounds = a?.length && a.length === b?.length ? a.map((r, i) => b[i]!.rps / r.rps) : undefined;
+  const rounds = roundRatios(pair, m, 'rps');
   return {
     share: rounds ? median(rounds) : m.rps / pair.rps, ...(rounds ? { rounds } : {}),
     paired: true, ...(stageShare === undefined ? {} : { stageShare }),
