@@ -13,3 +13,4 @@ export * from './run-main';
 export * from './shutdown';
 export * from './auth-cache';
 export * from './group-access-cache';
+export * from './coalescing-writer';
