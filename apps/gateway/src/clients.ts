@@ -8,7 +8,6 @@ import { HookRateLimits } from './http/hook-rate-limits';
 import { ApiRateLimits } from './http/api-rate-limits';
 import { parseShards, RepoAdminRouter } from './repo-admin-router';
 import { ProjectReadBatcher } from './project-read-batcher';
-import { ProjectListingStreams } from './project-listing-streams';
 import { ProjectBytesClient } from './project-bytes-client';
 import { PresentedJsonCache } from './presenters/presented-json-cache';
 
@@ -21,8 +20,6 @@ export interface Services {
   presentedProjects: PresentedJsonCache;
   /** GET /projects/:id's reads, coalesced into GetProjects calls (project-read-batcher.ts); the projects' bytes. */
   projectReads: ProjectReadBatcher<Buffer>;
-  /** Project listings, sent over long-lived ListProjectsStream calls (project-listing-streams.ts); the projects' bytes. */
-  projectListings: ProjectListingStreams;
   accessRequests: PromiseClient<accessRequestsV1.AccessRequestsServiceClient>;
   repoAdmin: PromiseClient<repoAdminV1.RepoAdminServiceClient>;
   /** repo-admin's server-streaming calls (snapshots). */
@@ -75,16 +72,12 @@ export function createServices(config: GatewayConfig): Services {
     }] as const;
   }));
   const router = new RepoAdminRouter(shards, projects);
-  const projectListings = new ProjectListingStreams(projectBytes, {
-    streams: config.PROJECT_LIST_STREAMS, maxAgeMs: config.PROJECT_LIST_STREAM_MAX_AGE_MS, deadlineMs: config.GRPC_DEADLINE_MS,
-  });
   return {
     identity,
     projects,
     projectBytes,
     presentedProjects: new PresentedJsonCache(config.PRESENTED_JSON_CACHE_BYTES),
     projectReads: new ProjectReadBatcher(projectBytes, { windowMs: config.PROJECT_READ_BATCH_WINDOW_MS, maxBatch: config.PROJECT_READ_BATCH_MAX }),
-    projectListings,
     accessRequests,
     hooks,
     pushRules,
@@ -97,7 +90,6 @@ export function createServices(config: GatewayConfig): Services {
     close() {
       identity.close();
       projects.close();
-      projectListings.close();
       projectBytes.close();
       accessRequests.close();
       hooks.close();

@@ -54,14 +54,6 @@ export const gatewayEnv = z.object({
   /** The most reads one GetProjects call carries (projects takes up to 100); 1 turns batching off. */
   PROJECT_READ_BATCH_MAX: env.int(100, 1, 100),
   /**
-   * Project listings (GET /projects, GET /users/:id/projects, ...) go to projects as messages of this many long-lived
-   * ListProjectsStream calls, round-robin (project-listing-streams.ts): with projects scaled out, at least its replica
-   * count spreads them over every replica. 0: each listing is a ListProjects call of its own.
-   */
-  PROJECT_LIST_STREAMS: env.int(8, 0, 64),
-  /** A listing stream is replaced after this long, so that listings reach projects replicas added since. */
-  PROJECT_LIST_STREAM_MAX_AGE_MS: env.int(60000, 1000, 3600000),
-  /**
    * Bytes of project JSON (and the protobuf bytes each was made from) kept by the presentation cache of listings and
    * GET /projects/:id (presented-json-cache.ts), found by the project's id and how it is presented, answering only the
    * same bytes; 0 turns it off.

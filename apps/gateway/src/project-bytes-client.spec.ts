@@ -1,7 +1,5 @@
 import { projectsV1 } from '@glp/proto';
-import {
-  encodedProjectId, splitGetProjectResponse, splitGetProjectsResponse, splitListProjectsResponse, splitListProjectsStreamResponse,
-} from './project-bytes-client';
+import { encodedProjectId, splitGetProjectResponse, splitGetProjectsResponse, splitListProjectsResponse } from './project-bytes-client';
 
 const project = (id: number, name: string) => projectsV1.Project.fromPartial({ id, name, path: name.toLowerCase(), topics: ['a', 'b'], createdAt: new Date(Date.UTC(2026, 0, 1 + (id % 28))) });
 
@@ -76,27 +74,5 @@ describe('splitGetProjectResponse / splitGetProjectsResponse', () => {
     expect(projectsV1.Project.decode(value(0) as Buffer)).toEqual(project(1, 'One'));
     expect(value(1)).toEqual(moved);
     expect(projectsV1.Project.decode(value(3) as Buffer)).toEqual(project(2, 'Two'));
-  });
-});
-
-describe('splitListProjectsStreamResponse', () => {
-  it('reads each answer\'s id and its listing (split as ListProjects answers are) or its error, in order', () => {
-    const sent = [project(5, 'Five'), project(6, 'Six')];
-    const error = { kind: 'bad_request', message: 'bad', fieldsJson: '', movedToId: 0 };
-    const split = splitListProjectsStreamResponse(projectsV1.ListProjectsStreamResponse.encode({
-      answers: [
-        { id: 2 ** 40 + 3, result: { $case: 'listing', value: { projects: sent, total: 2 } } },
-        { id: 1, result: { $case: 'listing', value: { projects: [], total: 0 } } },
-        { id: 9, result: { $case: 'error', value: error } },
-        { id: 10, result: undefined },
-      ],
-    }).finish());
-    expect(split.map((a) => a.id)).toEqual([2 ** 40 + 3, 1, 9, 10]);
-    expect(split[0].listing?.total).toBe(2);
-    expect(split[0].listing?.projects.map((b) => projectsV1.Project.decode(b))).toEqual(sent);
-    expect(split[1]).toEqual({ id: 1, listing: { projects: [], total: 0 } });
-    expect(split[2]).toEqual({ id: 9, error });
-    expect(split[3]).toEqual({ id: 10 }); // neither case (a newer projects' other one): no listing, no error
-    expect(splitListProjectsStreamResponse(new Uint8Array(0))).toEqual([]);
   });
 });

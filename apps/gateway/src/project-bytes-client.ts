@@ -1,4 +1,4 @@
-import { makeGenericClientConstructor, type CallOptions, type Client, type ClientDuplexStream, type Metadata } from '@grpc/grpc-js';
+import { makeGenericClientConstructor, type Client } from '@grpc/grpc-js';
 import { BinaryReader, projectsV1, WireType } from '@glp/proto';
 import type { UnaryFn } from '@glp/service-kit';
 import type { ProjectsResult } from './project-read-batcher';
@@ -16,13 +16,6 @@ export interface ProjectListingBytes {
   projects: Buffer[];
   /** As ListProjectsResponse.total: -1 when not counted or over the counting cap. */
   total: number;
-}
-
-/** A ListProjectsStreamAnswer with its listing's projects' bytes (an error decoded). */
-export interface StreamedListing {
-  id: number;
-  listing?: ProjectListingBytes;
-  error?: projectsV1.ItemError;
 }
 
 /** GetProjectResponse with the project's bytes. */
@@ -62,33 +55,6 @@ export function splitListProjectsResponse(buf: Uint8Array): ProjectListingBytes 
     return true;
   });
   return out;
-}
-
-/**
- * An encoded ListProjectsStreamResponse: each answer (field 1) with its id (its field 1) and its listing (its field 2,
- * split as ListProjects answers are) or its decoded ItemError (its field 3).
- */
-export function splitListProjectsStreamResponse(buf: Uint8Array): StreamedListing[] {
-  const answers: StreamedListing[] = [];
-  eachField(buf, (reader, field, wireType) => {
-    if (field !== 1 || !isMessage(wireType)) return false;
-    const out: StreamedListing = { id: 0 };
-    eachField(reader.bytes(), (item, itemField, itemWireType) => {
-      if (itemField === 1 && itemWireType === WireType.Varint) out.id = Number(item.uint64());
-      else if (itemField === 2 && isMessage(itemWireType)) {
-        // A oneof: the last of its fields on the wire wins.
-        out.listing = splitListProjectsResponse(item.bytes());
-        out.error = undefined;
-      } else if (itemField === 3 && isMessage(itemWireType)) {
-        out.error = projectsV1.ItemError.decode(item.bytes());
-        out.listing = undefined;
-      } else return false;
-      return true;
-    });
-    answers.push(out);
-    return true;
-  });
-  return answers;
 }
 
 /** An encoded GetProjectResponse: its project's bytes (field 1). */
@@ -138,10 +104,9 @@ export function encodedProjectId(bytes: Uint8Array): number {
   return 0;
 }
 
-/** ListProjects, ListProjectsStream, GetProject and GetProjects of the projects service, their answers' projects left encoded. */
+/** ListProjects, GetProject and GetProjects of the projects service, their answers' projects left encoded. */
 export interface ProjectBytesClient extends Client {
   listProjects: UnaryFn<projectsV1.ListProjectsRequest, ProjectListingBytes>;
-  listProjectsStream(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<projectsV1.ListProjectsStreamRequest, StreamedListing[]>;
   getProject: UnaryFn<projectsV1.GetProjectRequest, ProjectBytes>;
   getProjects: UnaryFn<projectsV1.GetProjectsRequest, ProjectsBytes>;
 }
@@ -151,7 +116,6 @@ const generated = projectsV1.ProjectsServiceService;
 export const ProjectBytesClient = makeGenericClientConstructor(
   {
     listProjects: { ...generated.listProjects, responseDeserialize: (value: Buffer) => splitListProjectsResponse(value) },
-    listProjectsStream: { ...generated.listProjectsStream, responseDeserialize: (value: Buffer) => splitListProjectsStreamResponse(value) },
     getProject: { ...generated.getProject, responseDeserialize: (value: Buffer) => splitGetProjectResponse(value) },
     getProjects: { ...generated.getProjects, responseDeserialize: (value: Buffer) => splitGetProjectsResponse(value) },
   },

@@ -14,7 +14,6 @@ import { onRepositoryImportStateChanged } from './events/repository-import-consu
 import { onRepositoryStatisticsChanged } from './events/repository-statistics-consumer';
 import { onUserDeleted, onUserSnapshot } from './events/user-consumer';
 import { servedProjectsService } from './grpc/projects-service';
-import { ListingStreamServer } from './grpc/listing-stream';
 import { EncodedProjectCache } from './grpc/encoded-projects';
 import { GroupAccessCache } from './cache/group-access-cache';
 import { ProjectPathHints } from './cache/project-path-hints';
@@ -81,8 +80,7 @@ async function main(): Promise<void> {
   const purge = startDeletionPurge(deps, logger, config.PURGE_INTERVAL_MS);
   onShutdown('deletion purge', () => purge.stop());
 
-  const { definition, handlers, serveListing } = servedProjectsService(deps, new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES));
-  const listingStreams = new ListingStreamServer(serveListing, { actorSecret: config.ACTOR_SECRET, logger });
+  const { definition, handlers } = servedProjectsService(deps, new EncodedProjectCache(config.ENCODED_PROJECT_CACHE_BYTES));
   const grpc = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -90,18 +88,10 @@ async function main(): Promise<void> {
     services: [{
       name: 'gitlab.projects.v1.ProjectsService',
       definition,
-      implementation: {
-        ...bindService(definition, handlers, { actorSecret: config.ACTOR_SECRET, logger }),
-        listProjectsStream: listingStreams.handler,
-      },
+      implementation: bindService(definition, handlers, { actorSecret: config.ACTOR_SECRET, logger }),
     }],
   });
-  onShutdown('grpc server', () => {
-    // The gateway's listing streams end once their answers are sent (it sends later listings to another replica),
-    // so that stop's graceful shutdown is not held open by them.
-    listingStreams.drain();
-    return grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2);
-  });
+  onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
   await startMetricsServer(config.METRICS_PORT);
   logger.info({ grpc_port: grpc.port }, 'projects ready');
 }

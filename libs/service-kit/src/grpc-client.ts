@@ -48,7 +48,7 @@ export interface GrpcClientExtras<C> {
 
 type ClientCtor<C> = (new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C) & {
   /** The service definition generated clients carry (method name → { path, ... }). */
-  service?: Record<string, { path: string; requestStream?: boolean; responseStream?: boolean }>;
+  service?: Record<string, { path: string }>;
 };
 
 /** The receive window of the clients' HTTP/2 connections and calls (grpc-node.flow_control_window), in bytes. */
@@ -111,10 +111,8 @@ export function createGrpcClient<C extends Client>(
   for (const name of Object.keys(proto)) {
     const fn = proto[name];
     if (typeof fn !== 'function' || name === 'constructor') continue;
-    const method = Ctor.service?.[name];
-    if (!method?.path) continue; // not an RPC (e.g. a method of grpc's Client)
-    if (method.requestStream || method.responseStream) continue; // streaming: used through `raw` (PromiseClient leaves it out)
-    const path = method.path;
+    const path = Ctor.service?.[name]?.path;
+    if (!path) continue; // not an RPC (e.g. a method of grpc's Client)
     wrapper[name] = (request: unknown, callOpts: ClientCallOptions = {}) =>
       new Promise((resolve, reject) => {
         const ctx = currentContext();

@@ -43,44 +43,10 @@ export interface ItemCallers {
 
 export type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorPayload };
 
-/**
- * The checks of one method's callers: `verifyActor` for the call's own (its metadata), `callers` for the ones its
- * messages carry (ItemCallers). Both answer UNAUTHENTICATED (DomainError) for a missing, forged or expired signature,
- * and log it. One per method (not per call): the hot path allocates nothing for it.
- */
-export function itemCallersFor(path: string, verifier: ActorVerifier, logger: Logger): {
-  verifyActor(payload: string | undefined, signature: string | undefined, requestId: string | undefined, what: string): Actor;
-  callers: ItemCallers;
-} {
-  const verifyActor = (payload: string | undefined, signature: string | undefined, requestId: string | undefined, what: string): Actor => {
-    try {
-      return verifier.verify(payload, signature, path);
-    } catch (err) {
-      const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
-      logger.warn({ method: path, request_id: requestId, reason }, `rejected ${what} with an invalid actor`);
-      throw unauthenticated(reason);
-    }
-  };
-  const callers: ItemCallers = {
-    verify: (signed, itemRequestId) => verifyActor(signed?.payload, signed?.signature, itemRequestId, 'an item'),
-    run: <T>(itemActor: Actor, itemRequestId: string, fn: () => Promise<T>) =>
-      runWithContext({ requestId: itemRequestId, actor: itemActor, operation: path }, fn).then(
-        (value): ItemOutcome<T> => ({ ok: true, value }),
-        (err: unknown): ItemOutcome<T> => {
-          if (isUnexpectedError(err)) logger.error({ err, method: path, request_id: itemRequestId }, 'item failed');
-          return { ok: false, error: toErrorPayload(err) };
-        },
-      ),
-  };
-  return { verifyActor, callers };
-}
-
 /** A service written as async functions: (request, ctx) => response. */
 export type AsyncService<S> = {
   // (`as`: drop the index signature generated servers inherit from UntypedServiceImplementation)
-  // (streaming methods are left out: their handlers are bound on their own, e.g. bindClientStream)
-  [K in keyof S as string extends K ? never : S[K] extends handleUnaryCall<infer _Req, infer _Res> ? K : never]:
-    S[K] extends handleUnaryCall<infer Req, infer Res> ? (request: Req, ctx: CallContext) => Promise<Res> : never;
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? (request: Req, ctx: CallContext) => Promise<Res> : never;
 };
 
 function firstString(md: Metadata, key: string): string | undefined {
@@ -101,10 +67,30 @@ export function bindService<S>(
   const impl: UntypedServiceImplementation = {};
   const verifier = new ActorVerifier(opts.actorSecret);
   for (const [name, method] of Object.entries(definition)) {
-    if (method.requestStream || method.responseStream) continue; // bound on their own (AsyncService leaves them out)
     const handler = (handlers as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[name];
     if (!handler) throw new Error(`no handler for ${method.path}`);
-    const { verifyActor, callers } = itemCallersFor(method.path, verifier, opts.logger);
+    /** The verified actor of a call (its metadata) or of a batch item; UNAUTHENTICATED (DomainError) otherwise, logged. */
+    const verifyActor = (payload: string | undefined, signature: string | undefined, requestId: string | undefined, what: string): Actor => {
+      try {
+        return verifier.verify(payload, signature, method.path);
+      } catch (err) {
+        const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
+        opts.logger.warn({ method: method.path, request_id: requestId, reason }, `rejected ${what} with an invalid actor`);
+        throw unauthenticated(reason);
+      }
+    };
+    // One per method (not per call): the hot path allocates nothing for it.
+    const callers: ItemCallers = {
+      verify: (signed, itemRequestId) => verifyActor(signed?.payload, signed?.signature, itemRequestId, 'an item'),
+      run: <T>(itemActor: Actor, itemRequestId: string, fn: () => Promise<T>) =>
+        runWithContext({ requestId: itemRequestId, actor: itemActor, operation: method.path }, fn).then(
+          (value): ItemOutcome<T> => ({ ok: true, value }),
+          (err: unknown): ItemOutcome<T> => {
+            if (isUnexpectedError(err)) opts.logger.error({ err, method: method.path, request_id: itemRequestId }, 'item failed');
+            return { ok: false, error: toErrorPayload(err) };
+          },
+        ),
+    };
     const unary: handleUnaryCall<unknown, unknown> = (call: ServerUnaryCall<unknown, unknown>, callback) => {
       const started = process.hrtime.bigint();
       const requestId = firstString(call.metadata, REQUEST_ID_HEADER) ?? randomUUID();

@@ -13,4 +13,3 @@ export * from './run-main';
 export * from './shutdown';
 export * from './auth-cache';
 export * from './group-access-cache';
-export * from './coalescing-writer';

@@ -148,7 +148,7 @@ export async function listProjectsPage(
     });
   }
   const sort = params.sort === 'asc' ? 'asc' : 'desc';
-  const res = await services.projectListings.list({
+  const res = await services.projectBytes.listProjects({
     page: keyset ? 1 : page,
     perPage,
     orderBy: params.order_by ?? 'created_at',

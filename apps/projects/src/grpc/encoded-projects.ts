@@ -118,32 +118,11 @@ export function encodeListProjectsResponse(res: projectsV1.ListProjectsResponse,
   return Buffer.from(writer.finish());
 }
 
-/**
- * ListProjectsStreamResponse on the wire as the generated encoder writes it: each answer as field 1, holding its id
- * (field 1, unless 0), then its listing (field 2, encodeListProjectsResponse, written even when empty: it is the
- * oneof's case) or its error (field 3).
- */
-export function encodeListProjectsStreamResponse(res: projectsV1.ListProjectsStreamResponse, cache: EncodedProjectCache): Buffer {
-  const writer = new BinaryWriter();
-  for (const answer of res.answers) {
-    writer.uint32(10).fork();
-    if (answer.id !== 0) writer.uint32(8).uint64(answer.id);
-    if (answer.result?.$case === 'listing') writer.uint32(18).bytes(encodeListProjectsResponse(answer.result.value, cache));
-    else if (answer.result?.$case === 'error') projectsV1.ItemError.encode(answer.result.value, writer.uint32(26).fork()).join();
-    writer.join();
-  }
-  return Buffer.from(writer.finish());
-}
-
-/** ProjectsService's definition with listing answers encoded through `cache` (the other methods as generated). */
+/** ProjectsService's definition with ListProjects answers encoded through `cache` (the other methods as generated). */
 export function projectsServiceDefinition(cache: EncodedProjectCache): typeof projectsV1.ProjectsServiceService {
   const generated = projectsV1.ProjectsServiceService;
   return {
     ...generated,
     listProjects: { ...generated.listProjects, responseSerialize: (res: projectsV1.ListProjectsResponse) => encodeListProjectsResponse(res, cache) },
-    listProjectsStream: {
-      ...generated.listProjectsStream,
-      responseSerialize: (res: projectsV1.ListProjectsStreamResponse) => encodeListProjectsStreamResponse(res, cache),
-    },
   };
 }

@@ -55,52 +55,16 @@ async function projectAnswer(deps: ProjectsDeps, actor: Actor, req: projectsV1.G
   return attachCustomAttributes([toProtoProject(row, actor, facts, extras)], attributes)[0];
 }
 
-/**
- * The ListProjects answer for `actor`: with `encodings`, the projects whose encodings are kept are stand-ins that carry
- * the bytes (only projectsServiceDefinition's serializers write them).
- */
-export async function listingAnswer(
-  deps: ProjectsDeps, encodings: EncodedProjectCache | undefined, actor: Actor, req: projectsV1.ListProjectsRequest,
-): Promise<projectsV1.ListProjectsResponse> {
-  const kept = encodings?.enabled && ((v: Parameters<typeof encodingKey>[0], groupAccess: number) => {
-    const key = encodingKey(v, actor, { groupAccess, shareAccess: 0 }, false);
-    const bytes = key === undefined ? undefined : encodings.kept(key);
-    return bytes === undefined ? undefined : keptProject(v.id, bytes);
-  });
-  const { page, groupAccess, total, customAttributes, statistics } = await listProjects(deps, actor, req, kept || undefined);
-  return {
-    projects: attachCustomAttributes(page.map((listed) => {
-      if (listed.kept !== undefined) return listed.kept;
-      const r = listed.row;
-      const levels = {
-        groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess),
-        source: r.fork_source ? levelsFrom(groupAccess, r.fork_source.ns_kind, r.fork_source.namespace_id, r.fork_source.share_links) : undefined,
-      };
-      const stats = statistics.get(r.id);
-      const key = encodingKey(r, actor, levels, stats !== undefined || customAttributes !== undefined);
-      return withEncodingKey(toProtoProject(r, actor, levels, { statistics: stats }), key);
-    }), customAttributes),
-    total,
-  };
-}
-
 const page = (p: number, perPage: number) => ({ page: Math.max(1, p || 1), perPage: Math.min(100, Math.max(1, perPage || 20)) });
 
 /**
  * What main.ts serves: the handlers, whose listings answer projects seen before by their kept encodings (stand-ins that
- * carry the bytes), the listings of ListProjectsStream answered the same way (`serveListing`), and the definition whose
- * ListProjects and ListProjectsStream serializers write those bytes. Always together.
+ * carry the bytes), and the definition whose ListProjects serializer writes those bytes. Always the two together.
  */
 export function servedProjectsService(deps: ProjectsDeps, encodings: EncodedProjectCache): {
-  definition: ReturnType<typeof projectsServiceDefinition>;
-  handlers: AsyncService<projectsV1.ProjectsServiceServer>;
-  serveListing(actor: Actor, request: projectsV1.ListProjectsRequest): Promise<projectsV1.ListProjectsResponse>;
+  definition: ReturnType<typeof projectsServiceDefinition>; handlers: AsyncService<projectsV1.ProjectsServiceServer>;
 } {
-  return {
-    definition: projectsServiceDefinition(encodings),
-    handlers: projectsService(deps, encodings),
-    serveListing: (actor, request) => listingAnswer(deps, encodings, actor, request),
-  };
+  return { definition: projectsServiceDefinition(encodings), handlers: projectsService(deps, encodings) };
 }
 
 /**
@@ -160,7 +124,27 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
     },
 
     async listProjects(req, ctx) {
-      return listingAnswer(deps, encodings, ctx.actor, req);
+      const actor = ctx.actor;
+      const kept = encodings?.enabled && ((v: Parameters<typeof encodingKey>[0], groupAccess: number) => {
+        const key = encodingKey(v, actor, { groupAccess, shareAccess: 0 }, false);
+        const bytes = key === undefined ? undefined : encodings.kept(key);
+        return bytes === undefined ? undefined : keptProject(v.id, bytes);
+      });
+      const { page, groupAccess, total, customAttributes, statistics } = await listProjects(deps, actor, req, kept || undefined);
+      return {
+        projects: attachCustomAttributes(page.map((listed) => {
+          if (listed.kept !== undefined) return listed.kept;
+          const r = listed.row;
+          const levels = {
+            groupAccess: groupAccess.get(r.namespace_id) ?? 0, shareAccess: shareAccess(shareLinksOf(r), groupAccess),
+            source: r.fork_source ? levelsFrom(groupAccess, r.fork_source.ns_kind, r.fork_source.namespace_id, r.fork_source.share_links) : undefined,
+          };
+          const stats = statistics.get(r.id);
+          const key = encodingKey(r, actor, levels, stats !== undefined || customAttributes !== undefined);
+          return withEncodingKey(toProtoProject(r, actor, levels, { statistics: stats }), key);
+        }), customAttributes),
+        total,
+      };
     },
 
     async listProjectMembers(req, ctx) {
