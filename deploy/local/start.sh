@@ -64,7 +64,9 @@ for entry in "${SERVICES[@]}"; do
   # Each service's output, line by line, prefixed with its name. The prefixer reads in blocks, writes per line,
   # and ignores Ctrl-C/TERM: it ends when its service closes the pipe, so shutdown lines are kept and a service
   # never writes into a pipe without a reader. The pid in $! is node's.
-  node "${SERVICE_NODE_FLAGS[@]}" "$main" > >(trap '' INT TERM; exec awk -v p="[$name] " '{ print p $0; fflush() }') 2>&1 &
+  flags=("${SERVICE_NODE_FLAGS[@]}")
+  case $name in gateway|projects) flags+=("${HOT_PATH_NODE_FLAGS[@]}") ;; esac
+  node "${flags[@]}" "$main" > >(trap '' INT TERM; exec awk -v p="[$name] " '{ print p $0; fflush() }') 2>&1 &
   pids+=($!)
 done
 unset GRPC_PORT HTTP_PORT
