@@ -18,6 +18,6 @@ SERVICES=(
 # bench/README.md). Each process keeps the heap its load grew instead.
 SERVICE_NODE_FLAGS=(--no-memory-reducer)
 # Added for gateway and projects, which every read goes through (also stack.ts HOT_PATH_NODE_FLAGS, entrypoint.sh):
-# a 4 MB young generation makes each scavenge a pause of a few ms instead of 10-25 ms every ~0.35 s under listing load;
+# a 4 MB young generation makes each scavenge a pause of a few ms instead of 7-25 ms every ~0.35 s under listing load;
 # the offset listing at c=32 had p90 46.3 against 50.4 ms and p99 69.8 against 78.6 at the same throughput (bench/README.md).
 HOT_PATH_NODE_FLAGS=(--max-semi-space-size=4)

@@ -19,7 +19,7 @@ export const SERVICE_NODE_FLAGS = ['--no-memory-reducer'];
 /**
  * Flags added for the two services every read goes through, as deploy/local/services.sh HOT_PATH_NODE_FLAGS and the
  * image's entrypoint: `--max-semi-space-size=4` (MB) keeps their young generation small, so each scavenge is a pause of
- * a few ms instead of 10–25 ms every ~0.35 s under listing load. A longer pause held every request in flight, which
+ * a few ms instead of 7–25 ms every ~0.35 s under listing load. A longer pause held every request in flight, which
  * pushed those into the tail: the offset listing at c=32, nine alternated pairs, p90 46.3 against 50.4 ms on average
  * and p99 69.8 against 78.6 at the same throughput (bench/README.md, "A small young generation for gateway and projects").
  */
