@@ -269,7 +269,7 @@ kafka_resolve_jars() {
   kafka_lib_complete && return 0
   log "kafka: resolving broker jars from Maven Central (deploy/kafka/pom.xml) -> $KAFKA_LIB"
   local tmp=$KAFKA_DIR/lib.tmp
-  rm -rf "$tmp"; mkdir -p "$KAFKA_DIR"
+  rm -rf "$tmp"; mkdir -p "$KAFKA_DIR" "$(dirname "$KAFKA_LIB")"
   # (sed: Maven 3.8 prints stray ANSI resets even with -B -q)
   mvn -q -B -Dstyle.color=never -f "$KAFKA_CFG_DIR/pom.xml" \
     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
