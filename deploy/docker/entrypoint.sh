@@ -19,8 +19,10 @@ case "$role" in
   # --no-memory-reducer: as deploy/local/services.sh SERVICE_NODE_FLAGS (an idle process's heap is not shrunk);
   # --max-semi-space-size=4 for gateway and projects: as its HOT_PATH_NODE_FLAGS (short scavenge pauses).
   serve)
-    case "$SERVICE" in gateway|projects) exec node --no-memory-reducer --max-semi-space-size=4 "$main" "$@" ;; esac
-    exec node --no-memory-reducer "$main" "$@" ;;
+    hot_path=
+    case "$SERVICE" in gateway|projects) hot_path=--max-semi-space-size=4 ;; esac
+    # shellcheck disable=SC2086 # empty for the other services: no argument at all
+    exec node --no-memory-reducer $hot_path "$main" "$@" ;;
   migrate)
     if [ "$SERVICE" = gateway ]; then echo "entrypoint: gateway has no migrations"; exit 0; fi
     exec node "$main" migrate ;;
