@@ -28,6 +28,32 @@ describe('splitListProjectsResponse', () => {
     expect(split.projects.map((b) => projectsV1.Project.decode(b).name)).toEqual(['Five']);
   });
 
+  it('reads long projects (lengths of two and three bytes) from a Buffer as grpc-js hands it, as views of it', () => {
+    const long = (id: number, n: number) => projectsV1.Project.fromPartial({ ...project(id, 'Long'), description: 'd'.repeat(n) });
+    const sent = [long(1, 200), long(2, 20_000), project(3, 'Short')];
+    const encoded = Buffer.from(projectsV1.ListProjectsResponse.encode({ projects: sent, total: -1 }).finish());
+    const split = splitListProjectsResponse(encoded);
+    expect(split.total).toBe(-1);
+    expect(split.projects.map((b) => projectsV1.Project.decode(b))).toEqual(sent);
+    expect(split.projects.map((b) => encodedProjectId(b))).toEqual([1, 2, 3]);
+    expect(split.projects.every((b) => Buffer.isBuffer(b) && b.buffer === encoded.buffer)).toBe(true);
+  });
+
+  it('reads the total wherever it comes, and the last one when sent twice (as a decoder would)', () => {
+    const page = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 7 }).finish();
+    const totalFirst = Buffer.concat([projectsV1.ListProjectsResponse.encode({ projects: [], total: 3 }).finish(), page]);
+    expect(projectsV1.ListProjectsResponse.decode(totalFirst).total).toBe(7);
+    expect(splitListProjectsResponse(totalFirst)).toMatchObject({ total: 7 });
+    expect(splitListProjectsResponse(totalFirst).projects.map((b) => projectsV1.Project.decode(b).name)).toEqual(['Five']);
+  });
+
+  it('reads a tag written in more bytes than needed (valid protobuf) like any other', () => {
+    const five = projectsV1.Project.encode(project(5, 'Five')).finish();
+    // Field 1, length-delimited, as the two-byte varint 0x8a 0x00; then the length and the project.
+    const padded = Buffer.concat([Uint8Array.from([0x8a, 0x00, five.length]), five]);
+    expect(splitListProjectsResponse(padded).projects.map((b) => projectsV1.Project.decode(b).name)).toEqual(['Five']);
+  });
+
   it('refuses a truncated answer instead of cutting a project short', () => {
     const encoded = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1 }).finish();
     expect(() => splitListProjectsResponse(encoded.subarray(0, 10))).toThrow();
@@ -36,7 +62,7 @@ describe('splitListProjectsResponse', () => {
 
 describe('encodedProjectId', () => {
   it('reads the id of an encoded project, large ones too', () => {
-    for (const id of [1, 300, 2 ** 31 + 7, 2 ** 40]) expect(encodedProjectId(projectsV1.Project.encode(project(id, 'P')).finish())).toBe(id);
+    for (const id of [1, 127, 128, 300, 2 ** 31 + 7, 2 ** 40, 2 ** 49 - 1, 2 ** 49, 2 ** 52 + 3]) expect(encodedProjectId(projectsV1.Project.encode(project(id, 'P')).finish())).toBe(id);
   });
 
   it('finds the id after other fields too (two encodings concatenated are one message, the id last)', () => {

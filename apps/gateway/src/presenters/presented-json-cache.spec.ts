@@ -1,4 +1,5 @@
-import { PresentedJsonCache } from './presented-json-cache';
+import { registry } from '@glp/service-kit';
+import { MAX_VARIANTS, PresentedJsonCache } from './presented-json-cache';
 import { presentationVariant, type Viewer } from './project';
 import { urlBuilder } from './urls';
 
@@ -54,6 +55,47 @@ describe('PresentedJsonCache', () => {
     expect(cache.json('a', 11, bytes(1), () => 2).toString()).toBe('2');
   });
 
+  it('keys ids of 2^32 and over apart from the ids under it, and from other variants', () => {
+    const cache = new PresentedJsonCache(1 << 20);
+    const big = 2 ** 32;
+    cache.json('a', 5, bytes(1), () => 'a5');
+    cache.json('b', 5, bytes(1), () => 'b5');
+    // 'a' is variant 1 and 'b' variant 2: numbered keys 2^32 + 5 and 2 × 2^32 + 5. Id 2^32 + 5 of 'a' is neither.
+    expect(cache.json('a', big + 5, bytes(1), () => 'a-big').toString()).toBe('"a-big"');
+    expect(cache.json('a', 5, bytes(1), () => 'again').toString()).toBe('"a5"');
+    expect(cache.json('b', 5, bytes(1), () => 'again').toString()).toBe('"b5"');
+    expect(cache.json('a', big + 5, bytes(1), () => 'again').toString()).toBe('"a-big"');
+    expect(cache.json('a', -1, bytes(1), () => 'negative').toString()).toBe('"negative"');
+    expect(cache.json('a', -1, bytes(1), () => 'again').toString()).toBe('"negative"');
+    expect(cache.stats.entries).toBe(4);
+  });
+
+  it('numbers at most MAX_VARIANTS variants, then starts over with nothing kept', () => {
+    const cache = new PresentedJsonCache(1 << 20);
+    for (let i = 0; i < MAX_VARIANTS; i++) cache.json(`host-${i}`, 1, bytes(1), () => i);
+    expect(cache.stats).toMatchObject({ entries: MAX_VARIANTS, variants: MAX_VARIANTS });
+    expect(cache.json('host-0', 1, bytes(1), () => 'again').toString()).toBe('0');
+    // One more: every number is forgotten with the entries keyed by it, so the new variant 1 answers nothing of host-0's.
+    expect(cache.json('another host', 1, bytes(1), () => 'new').toString()).toBe('"new"');
+    expect(cache.stats).toMatchObject({ entries: 1, variants: 1 });
+    expect(cache.json('host-0', 1, bytes(1), () => 'presented anew').toString()).toBe('"presented anew"');
+    expect(cache.json('another host', 1, bytes(1), () => 'again').toString()).toBe('"new"');
+  });
+
+  it('counts hits and misses when the metrics are scraped (glp_gateway_presented_json_total)', async () => {
+    const count = async (result: string) => {
+      const text = await registry.getSingleMetricAsString('glp_gateway_presented_json_total');
+      return Number(text.match(new RegExp(`result="${result}"[^}]*} (\\d+)`))?.[1]);
+    };
+    const [hits, misses] = [await count('hit'), await count('miss')];
+    const cache = new PresentedJsonCache(1 << 20);
+    cache.json('v', 1, bytes(1), () => 1);
+    cache.json('v', 1, bytes(1), () => 1);
+    cache.json('v', 1, bytes(1), () => 1);
+    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
+    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
+  });
+
   it('keeps at most maxBytes of keys, bytes and JSON, least recently used going first', () => {
     const cache = new PresentedJsonCache(3_000);
     const big = (i: number) => new Uint8Array(500).fill(i);
@@ -71,7 +113,7 @@ describe('PresentedJsonCache', () => {
     const json = cache.json('v', 7, bytes(7), () => ({ short: true }));
     expect(json.toString()).toBe('{"short":true}');
     expect(json.buffer.byteLength).toBe(json.length);
-    expect(cache.stats.bytes).toBe(json.length + 1 + 'v'.length + 3); // JSON, 1 byte, key "1:v7"
+    expect(cache.stats.bytes).toBe(json.length + 1 + 8); // JSON, 1 byte, a number key
   });
 
   it('keeps nothing with 0 bytes', () => {
@@ -80,7 +122,7 @@ describe('PresentedJsonCache', () => {
     cache.json('v', 1, bytes(1), () => ++presented);
     cache.json('v', 1, bytes(1), () => ++presented);
     expect(presented).toBe(2);
-    expect(cache.stats).toEqual({ entries: 0, bytes: 0 });
+    expect(cache.stats).toEqual({ entries: 0, bytes: 0, variants: 0 });
   });
 });
 

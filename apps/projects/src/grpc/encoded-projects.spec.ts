@@ -1,5 +1,5 @@
 import { projectsV1 } from '@glp/proto';
-import type { Actor } from '@glp/service-kit';
+import { registry, type Actor } from '@glp/service-kit';
 import type { ProjectRow } from '../store/project-rows';
 import { EncodedProjectCache, encodeListProjectsResponse, encodingKey, keptProject, withEncodingKey } from './encoded-projects';
 
@@ -30,6 +30,22 @@ describe('encoded projects', () => {
     expect(projectsV1.Project.decode(none.encode(withEncodingKey(project(1, 'x'), 'same'))).name).toBe('x');
     expect(projectsV1.Project.decode(none.encode(withEncodingKey(project(1, 'y'), 'same'))).name).toBe('y');
     expect(none.stats.entries).toBe(0);
+  });
+
+  it('counts hits and misses when the metrics are scraped (glp_projects_encoded_projects_total)', async () => {
+    const count = async (result: string) => {
+      const text = await registry.getSingleMetricAsString('glp_projects_encoded_projects_total');
+      return Number(text.match(new RegExp(`result="${result}"[^}]*} (\\d+)`))?.[1]);
+    };
+    const [hits, misses] = [await count('hit'), await count('miss')];
+    const cache = new EncodedProjectCache(1 << 20);
+    cache.encode(withEncodingKey(project(1, 'a'), 'counted'));
+    cache.encode(withEncodingKey(project(1, 'a'), 'counted'));
+    cache.kept('counted');
+    cache.kept('never kept');
+    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
+    // Counted once: a second scrape adds nothing.
+    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
   });
 
   it('writes a stand-in for a kept encoding as those bytes, in its place among projects encoded now', () => {
