@@ -57,6 +57,8 @@ export interface RunningStack {
   restart(service: StackService): Promise<number | null>;
   /** The environment a service of this stack was started with (a test starts a second replica with it). */
   serviceEnv(service: StackService): { main: string; env: Record<string, string> };
+  /** The process id of each running service (the on-CPU benchmark tells their samples apart by it). */
+  pids(): Partial<Record<StackService, number>>;
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -76,7 +78,11 @@ interface ServiceSpec {
  * test that plays repo-admin's part itself on Kafka).
  */
 export async function startStack(
-  opts: { name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin' | 'hooks' | 'webhook-dispatcher' | 'push-rules')[] } = {},
+  opts: {
+    name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin' | 'hooks' | 'webhook-dispatcher' | 'push-rules')[];
+    /** Node flags added for a service after the usual ones (the on-CPU benchmark: `--perf-basic-prof`). */
+    nodeFlags?: Partial<Record<StackService, readonly string[]>>;
+  } = {},
 ): Promise<RunningStack> {
   const infra = infraFromEnv();
   const id = uniqueName(opts.name ?? 'e2e');
@@ -143,7 +149,8 @@ export async function startStack(
     registerSecret(env.GITLAB_ROOT_PASSWORD, `${id} GITLAB_ROOT_PASSWORD`);
   }
   const spawnService = (s: ServiceSpec): ChildProcess => {
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(HOT_PATH_NODE_FLAGS[s.name] ?? []), s.main], {
+    const flags = [...SERVICE_NODE_FLAGS, ...(HOT_PATH_NODE_FLAGS[s.name] ?? []), ...(opts.nodeFlags?.[s.name as StackService] ?? [])];
+    const child = spawn(process.execPath, [...flags, s.main], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...common, ...s.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -234,5 +241,9 @@ export async function startStack(
     identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
     hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`, pushRules: `127.0.0.1:${pushRulesPort}`,
   };
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, restart, serviceEnv, stop };
+  const pids = () => Object.fromEntries(services.flatMap((s, i) => {
+    const pid = children[i]?.pid;
+    return pid !== undefined && children[i]!.exitCode === null ? [[s.name, pid]] : [];
+  })) as Partial<Record<StackService, number>>;
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, restart, serviceEnv, pids, stop };
 }

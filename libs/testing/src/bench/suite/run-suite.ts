@@ -20,22 +20,11 @@ import { alternated, medianRun, type LoadNumbers, type Measurement } from './mea
 import { BARE, GRPC, SQL, writeResults, type SuiteRun } from './report';
 import { selectedScenarios, type Scenario, type ScenarioContext } from './scenarios';
 import { seedAccessRequests, seedProjects } from './seed-projects';
+import { createMember } from './bench-member';
 import { waitForQuietServices, watchServices } from './service-metrics';
 import { waitForDrainedPipeline } from './drain';
 import { suiteConfig } from './suite-config';
 import { feedsTarget, pairsCeiling, pairsGrowth } from './targets';
-
-async function createMember(stack: RunningStack): Promise<{ id: number; token: string }> {
-  const call = async (p: string, body: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${p}`, { method: 'POST', headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${p}: ${res.status} ${text.slice(0, 200)}`);
-    return JSON.parse(text) as Record<string, unknown>;
-  };
-  const user = await call('/users', { username: 'bench-member', name: 'Bench Member', email: 'bench-member@example.com', password: 'bench-password-1' });
-  const token = await call(`/users/${user.id as number}/personal_access_tokens`, { name: 'bench', scopes: ['api'] });
-  return { id: user.id as number, token: token.token as string };
-}
 
 async function createProject(stack: RunningStack, name: string): Promise<number> {
   const res = await fetch(`${stack.apiUrl}/projects`, { method: 'POST', headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
