@@ -242,8 +242,8 @@ export async function startStack(
     hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`, pushRules: `127.0.0.1:${pushRulesPort}`,
   };
   const pids = () => Object.fromEntries(services.flatMap((s, i) => {
-    const pid = children[i]?.pid;
-    return pid !== undefined && children[i]!.exitCode === null ? [[s.name, pid]] : [];
+    const child = children[i];
+    return child?.pid !== undefined && child.exitCode === null && child.signalCode === null ? [[s.name, child.pid]] : [];
   })) as Partial<Record<StackService, number>>;
   return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, restart, serviceEnv, pids, stop };
 }
