@@ -83,17 +83,18 @@ describe('PresentedJsonCache', () => {
   });
 
   it('counts hits and misses when the metrics are scraped (glp_gateway_presented_json_total)', async () => {
-    const count = async (result: string) => {
-      const text = await registry.getSingleMetricAsString('glp_gateway_presented_json_total');
-      return Number(text.match(new RegExp(`result="${result}"[^}]*} (\\d+)`))?.[1]);
+    // [hits, misses] as a scrape reads them (the counter's collect() adds what was counted since the last one).
+    const counts = async () => {
+      const { values } = await registry.getSingleMetric('glp_gateway_presented_json_total')!.get();
+      return ['hit', 'miss'].map((result) => values.find((v) => v.labels.result === result)?.value ?? 0);
     };
-    const [hits, misses] = [await count('hit'), await count('miss')];
+    const [hits = 0, misses = 0] = await counts();
     const cache = new PresentedJsonCache(1 << 20);
     cache.json('v', 1, bytes(1), () => 1);
     cache.json('v', 1, bytes(1), () => 1);
     cache.json('v', 1, bytes(1), () => 1);
-    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
-    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
+    expect(await counts()).toEqual([hits + 2, misses + 1]);
+    expect(await counts()).toEqual([hits + 2, misses + 1]);
   });
 
   it('keeps at most maxBytes of keys, bytes and JSON, least recently used going first', () => {

@@ -33,19 +33,20 @@ describe('encoded projects', () => {
   });
 
   it('counts hits and misses when the metrics are scraped (glp_projects_encoded_projects_total)', async () => {
-    const count = async (result: string) => {
-      const text = await registry.getSingleMetricAsString('glp_projects_encoded_projects_total');
-      return Number(text.match(new RegExp(`result="${result}"[^}]*} (\\d+)`))?.[1]);
+    // [hits, misses] as a scrape reads them (the counter's collect() adds what was counted since the last one).
+    const counts = async () => {
+      const { values } = await registry.getSingleMetric('glp_projects_encoded_projects_total')!.get();
+      return ['hit', 'miss'].map((result) => values.find((v) => v.labels.result === result)?.value ?? 0);
     };
-    const [hits, misses] = [await count('hit'), await count('miss')];
+    const [hits = 0, misses = 0] = await counts();
     const cache = new EncodedProjectCache(1 << 20);
     cache.encode(withEncodingKey(project(1, 'a'), 'counted'));
     cache.encode(withEncodingKey(project(1, 'a'), 'counted'));
     cache.kept('counted');
     cache.kept('never kept');
-    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
+    expect(await counts()).toEqual([hits + 2, misses + 1]);
     // Counted once: a second scrape adds nothing.
-    expect([await count('hit'), await count('miss')]).toEqual([hits + 2, misses + 1]);
+    expect(await counts()).toEqual([hits + 2, misses + 1]);
   });
 
   it('writes a stand-in for a kept encoding as those bytes, in its place among projects encoded now', () => {
