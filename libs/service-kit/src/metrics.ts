@@ -38,6 +38,29 @@ export const eventsCounter = new Counter({
   registers: [registry],
 });
 
+/**
+ * A counter by one label for a hot path: callers add to plain numbers (`counts[value]++`), and the counter takes them
+ * at each scrape (its `collect()`). prom-client's labelled `inc` hashes the labels into a new string on every call: 20
+ * a page for the listings' cache lookups (bench/README.md, "The listing's per-project allocations"). Every value's
+ * series exists from the first scrape on (an `inc` of 0 creates it).
+ */
+export function countedAtScrape<V extends string>(opts: { name: string; help: string; label: string; values: readonly V[] }): Record<V, number> {
+  const counts = Object.fromEntries(opts.values.map((v) => [v, 0])) as Record<V, number>;
+  new Counter({
+    name: opts.name,
+    help: opts.help,
+    labelNames: [opts.label],
+    registers: [registry],
+    collect() {
+      for (const value of opts.values) {
+        this.inc({ [opts.label]: value }, counts[value]);
+        counts[value] = 0;
+      }
+    },
+  });
+  return counts;
+}
+
 /** Serves GET /metrics on its own small HTTP port (0 = disabled); closed on shutdown. */
 export async function startMetricsServer(port: number, host = '0.0.0.0'): Promise<Server | undefined> {
   if (!port) return undefined;

@@ -1,24 +1,13 @@
 import { LRUCache } from 'lru-cache';
-import { Counter, Gauge } from 'prom-client';
-import { registry } from '@glp/service-kit';
+import { Gauge } from 'prom-client';
+import { countedAtScrape, registry } from '@glp/service-kit';
 
-/**
- * Lookups since the last scrape, counted as plain numbers and added to the counter when it is collected: an `inc` per
- * project (20 a page) hashed its labels into a new string each time (prom-client), allocation on the hot path.
- */
-const pending = { hit: 0, miss: 0 };
-new Counter({
+/** Lookups by result, taken by the counter at each scrape (countedAtScrape: no label hashing per project). */
+const pending = countedAtScrape({
   name: 'glp_gateway_presented_json_total',
   help: 'Projects presented through the presentation cache, by result: hit (kept JSON sent) or miss (decoded, presented, serialized)',
-  labelNames: ['result'],
-  registers: [registry],
-  collect() {
-    for (const result of ['hit', 'miss'] as const) {
-      // Always touched, so both series exist from the first scrape on (an inc of 0 creates the series).
-      this.inc({ result }, pending[result]);
-      pending[result] = 0;
-    }
-  },
+  label: 'result',
+  values: ['hit', 'miss'] as const,
 });
 const keptBytes = new Gauge({
   name: 'glp_gateway_presented_json_bytes',

@@ -1,27 +1,15 @@
 import { LRUCache } from 'lru-cache';
-import { Counter } from 'prom-client';
 import { BinaryWriter, projectsV1 } from '@glp/proto';
-import { registry, type Actor } from '@glp/service-kit';
+import { countedAtScrape, type Actor } from '@glp/service-kit';
 import type { ProjectLevels } from '../app/read-project';
 import type { ProjectVersionRow } from '../store/project-rows';
 
-/**
- * Lookups since the last scrape, counted as plain numbers and added to the counter when it is collected: an `inc` per
- * project (20 a page) hashed its labels into a new string each time (prom-client), ~2.6 KB a listing.
- */
-const pending = { hit: 0, miss: 0 };
-new Counter({
+/** Lookups by result, taken by the counter at each scrape (countedAtScrape: no label hashing per project). */
+const pending = countedAtScrape({
   name: 'glp_projects_encoded_projects_total',
   help: 'Projects of listings encoded through the encoding cache, by result: hit (kept bytes sent) or miss (encoded and kept)',
-  labelNames: ['result'],
-  registers: [registry],
-  collect() {
-    for (const result of ['hit', 'miss'] as const) {
-      // Always touched, so both series exist from the first scrape on (an inc of 0 creates the series).
-      this.inc({ result }, pending[result]);
-      pending[result] = 0;
-    }
-  },
+  label: 'result',
+  values: ['hit', 'miss'] as const,
 });
 
 /** Where a listed Project carries the key its encoding is kept under (absent: encoded every time). */
