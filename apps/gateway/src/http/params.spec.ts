@@ -221,16 +221,18 @@ describe('parseParams: group rules', () => {
   });
 });
 
-describe('ParamSchema composition and zod', () => {
+describe('ParamSchema composition and validation', () => {
   it('extend() adds fields and keeps rules', () => {
     const s = defineParams({ a: p.string() }).atLeastOneOf('a').extend({ page: p.integer().default(1) });
     expect(parseParams(s, { a: 'x' })).toEqual({ ok: true, value: { a: 'x', page: 1 } });
     expect(err(parseParams(s, {}))).toBe('a are missing, at least one parameter must be provided');
   });
-  it('exposes the compiled zod schema', () => {
-    const s = defineParams({ n: p.integer().required() });
-    expect(s.zod.parse({ n: '4' })).toEqual({ n: 4 });
-    expect(s.zod.safeParse({}).error?.issues.map((i) => i.message)).toEqual(['n is missing']);
+  it('validate() answers the output or every message in order, undeclared and inherited keys left out', () => {
+    const s = defineParams({ n: p.integer().required(), constructor: p.string(), toString: p.string().default('d') }).atLeastOneOf('n', 'constructor');
+    expect(s.validate({ n: '4', extra: 'x' })).toEqual({ ok: true, value: { n: 4, toString: 'd' } });
+    expect(Object.keys((s.validate({ n: '4' }) as { value: object }).value)).toEqual(['n', 'toString']);
+    expect(s.validate({})).toEqual({ ok: false, issues: ['n is missing', 'n, constructor are missing, at least one parameter must be provided'] });
+    expect(s.validate({ n: 'x', constructor: '' })).toEqual({ ok: false, issues: ['n is invalid'] });
   });
   it('requireParams throws a Grape 400', () => {
     expect(() => requireParams({ n: p.integer().required() }, {})).toThrow(HttpError);

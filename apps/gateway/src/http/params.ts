@@ -6,7 +6,7 @@ export { p, Param, ArrayParam, type InferParams, type ParamDef, type ParamFields
 export { ParamSchema, defineParams } from './param-schema';
 
 /**
- * GitLab (Grape) style request parameters: merging, a small declarative DSL compiled to zod, Grape's error messages.
+ * GitLab (Grape) style request parameters: merging, a small declarative DSL and its validators, Grape's error messages.
  *
  *   const schema = defineParams({
  *     name: p.string(),
@@ -29,10 +29,10 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string
 /** Validates a merged params record. `error` is the Grape message rendered as `{"error": error}` with status 400. */
 export function parseParams<F extends ParamFields>(schema: ParamSchema<F> | F, raw: unknown): ParseResult<InferParams<F>> {
   const s = schema instanceof ParamSchema ? schema : new ParamSchema(schema);
-  const input = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {};
-  const r = s.zod.safeParse(input);
-  if (r.success) return { ok: true, value: r.data };
-  return { ok: false, error: [...new Set(r.error.issues.map((i) => i.message))].join(', ') };
+  const input = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const r = s.validate(input);
+  if (r.ok) return r;
+  return { ok: false, error: [...new Set(r.issues)].join(', ') };
 }
 
 /** `parseParams` that throws `HttpError.paramError` (400 `{"error": ...}`) on failure. */

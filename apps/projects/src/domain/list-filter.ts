@@ -117,6 +117,9 @@ const FILTER_EFFECT: Record<keyof ListFilter, 'narrows' | 'widens' | 'none'> = {
   page: 'none', perPage: 'none', countLimit: 'none',
 };
 
+/** The filters that narrow (FILTER_EFFECT), listed once: walked for every listing, twice (countLowerBound). */
+const NARROWING = (Object.keys(FILTER_EFFECT) as (keyof ListFilter)[]).filter((key) => FILTER_EFFECT[key] === 'narrows');
+
 /** Whether a filter value is in use, as listWhere reads it (false, 0, undefined and [] filter nothing; '' does). */
 const inUse = (v: unknown) => v !== undefined && v !== false && v !== 0 && !(Array.isArray(v) && v.length === 0);
 
@@ -133,9 +136,9 @@ const inUse = (v: unknown) => v !== undefined && v !== false && v !== 0 && !(Arr
  * plus those.
  */
 export function countLowerBound(f: ListFilter): CountLowerBound | undefined {
-  for (const [key, effect] of Object.entries(FILTER_EFFECT)) {
+  for (const key of NARROWING) {
     if (key === 'topics' && f.topics.length === 1) continue;
-    if (effect === 'narrows' && inUse(f[key as keyof ListFilter])) return undefined;
+    if (inUse(f[key])) return undefined;
   }
   const readable = READABLE_BY_ALL[f.readScope];
   const visibilities = f.visibility ? readable.filter((v) => v === f.visibility) : [...readable];
@@ -180,7 +183,7 @@ function walksFromIdBound(f: ListFilter): boolean {
  */
 export function countsCallerProjectsAlone(f: ListFilter): boolean {
   if (!f.membership || f.visibility !== undefined || f.archived !== undefined) return false;
-  return Object.entries(FILTER_EFFECT).every(([key, effect]) => effect !== 'narrows' || key === 'membership' || !inUse(f[key as keyof ListFilter]));
+  return NARROWING.every((key) => key === 'membership' || !inUse(f[key]));
 }
 
 export function readScopeOf(actor: Actor): ListFilter['readScope'] {

@@ -145,7 +145,7 @@ const IMPORT_SOURCE = `CASE WHEN p.import_source_count > 0 THEN (SELECT json_bui
  * them with the same expressions as the function listing_versions (migration 0022), which reads them without the row,
  * so a key made from either names the same content; a change here is a migration changing that function too.
  */
-const VERSION_COLUMNS = `COALESCE(m.access_level, 0) AS member_access, p.xmin::text AS row_version, n.xmin::text AS namespace_version,
+export const VERSION_COLUMNS = `COALESCE(m.access_level, 0) AS member_access, p.xmin::text AS row_version, n.xmin::text AS namespace_version,
          p.group_link_count + p.fork_source_count + p.import_source_count = 0 AS self_contained`;
 
 /**

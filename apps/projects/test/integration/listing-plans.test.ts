@@ -2,7 +2,8 @@ import { createPool, type Pool, type QueryConfig } from '@glp/db';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { parseSearch, plansAlikeForAnyValues, type ListFilter } from '../../src/domain/list-filter';
 import { migrateProjects } from '../../src/migrations';
-import { listProjects } from '../../src/store/projects-store';
+import { listProjectPage, listProjects } from '../../src/store/projects-store';
+import type { ProjectVersionRow } from '../../src/store/project-rows';
 
 /**
  * The plans PostgreSQL chooses for every listing filter and ordering, on 100,000 projects (issue "Projects API": every
@@ -259,6 +260,37 @@ describe('listing plans at 100,000 projects', () => {
     expect(plans.map((p) => [p.page, p.generic])).toEqual([[true, true]]);
     const scans = walk(plans[0]!.plan).filter((n) => n['Relation Name'] === 'projects');
     expect(scans.map((n) => [n['Node Type'], rowsRead(n) <= 20])).toEqual([['Index Only Scan', true]]);
+  });
+
+  // A listing planned once reads its page's versions (what kept encodings are keyed by) in its page's statement, the
+  // join written inline rather than through listing_versions (store VERSIONS_OF): its generic plan probes projects,
+  // namespaces and the caller's membership by key for the page's ids alone, and it reads what the function reads.
+  it.each<[string, Partial<ListFilter>]>([
+    ['administrator, visibility=internal, order_by=last_activity_at, page 25', { readScope: 'all', groupAccess: [], visibility: 'internal', orderBy: 'last_activity_at', page: 25 }],
+    ['anonymous, default, page 25', { readScope: 'public', callerId: 0, groupAccess: [], page: 25 }],
+    ['administrator, keyset page', { readScope: 'all', groupAccess: [], orderBy: 'id', sort: 'asc', idAfter: 50_000, countLimit: 0 }],
+  ])('%s: planned once, the page\'s versions are read inline, by key', async (_name, over) => {
+    const f = { ...base, ...over };
+    expect(plansAlikeForAnyValues(f)).toBe(true);
+    const plans: { plan: PlanNode; text: string }[] = [];
+    const explaining = {
+      query: async (q: QueryConfig) => {
+        plans.push({ plan: (await explainGeneric(q.text, q.values ?? [])).Plan, text: q.text });
+        return genericPool.query(q);
+      },
+    };
+    const byVersions = async (v: ProjectVersionRow[]) => v;
+    const inline = await listProjectPage(explaining as unknown as Pool, f, { byVersions }, { plannedOnce: true });
+    const throughFunction = await listProjectPage(pool, f, { byVersions }, { plannedOnce: false });
+    expect(inline.rows).toHaveLength(20);
+    expect(inline).toEqual(throughFunction);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]!.text).not.toContain('listing_versions');
+    const probes = walk(plans[0]!.plan).filter((n) => ['namespaces', 'project_members'].includes(n['Relation Name'] ?? '') || (n['Relation Name'] === 'projects' && n['Node Type'] === 'Index Scan'));
+    expect(probes.map((n) => [n['Relation Name'], n['Node Type'], rowsRead(n) <= 20])).toEqual(
+      expect.arrayContaining([['projects', 'Index Scan', true], ['namespaces', 'Index Scan', true]]),
+    );
+    expect(probes.every((n) => n['Node Type'] === 'Index Scan' && rowsRead(n) <= 20)).toBe(true);
   });
 
   // Migration 0023: a listing of one visibility walks that visibility's own partial index, so page 25 of 20 reads the
