@@ -166,6 +166,16 @@ describe('toQuery / cgiEscape', () => {
   it('escapes like Ruby CGI.escape', () => {
     expect(cgiEscape("a b!*'()~._-/é")).toBe('a+b%21%2A%27%28%29~._-%2F%C3%A9');
   });
+  it('leaves only a-z A-Z 0-9 _ . ~ - as they are, every other character escaped as before the fast path', () => {
+    const escaped = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
+    for (let code = 0; code < 0x250; code++) {
+      const c = String.fromCharCode(code);
+      expect([c, cgiEscape(c)]).toEqual([c, escaped(c)]);
+      expect(cgiEscape(`ab${c}9`)).toBe(escaped(`ab${c}9`));
+    }
+    expect(cgiEscape('last_activity_at')).toBe('last_activity_at');
+    expect(cgiEscape('')).toBe('');
+  });
 });
 
 describe('keyset pagination links', () => {

@@ -115,8 +115,12 @@ export function paginationHeaders(input: PaginationHeaderInput): Record<string, 
   return headers;
 }
 
+/** What `CGI.escape` leaves as it is (most keys and values of a listing's links: no encoding, no replacements). */
+const CGI_SAFE = /^[A-Za-z0-9_.~-]*$/;
+
 /** Ruby `CGI.escape`: everything but `a-zA-Z0-9_.-~` percent-encoded (upper-case hex), space → "+". */
 export function cgiEscape(s: string): string {
+  if (CGI_SAFE.test(s)) return s;
   return encodeURIComponent(s)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');

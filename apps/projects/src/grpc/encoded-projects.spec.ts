@@ -20,6 +20,15 @@ describe('encoded projects', () => {
     expect(cache.stats.entries).toBe(2);
   });
 
+  it('writes each project\'s length in as many varint bytes as it needs (one, two, three)', () => {
+    const cache = new EncodedProjectCache(1 << 20);
+    for (const size of [0, 1, 100, 127, 128, 300, 16_383, 16_384, 70_000]) {
+      const res = { projects: [project(1, 'a'), withEncodingKey(projectsV1.Project.fromPartial({ id: 2, description: 'd'.repeat(size) }), `big${size}`)], total: -1 };
+      expect(encodeListProjectsResponse(res, cache)).toEqual(Buffer.from(projectsV1.ListProjectsResponse.encode(res).finish()));
+    }
+    expect(encodeListProjectsResponse({ projects: [], total: 0 }, cache)).toEqual(Buffer.alloc(0));
+  });
+
   it('answers a key with the encoding kept under it, and keeps nothing with 0 bytes', () => {
     const cache = new EncodedProjectCache(1 << 20);
     const first = cache.encode(withEncodingKey(project(1, 'first'), 'same'));

@@ -107,13 +107,42 @@ export class EncodedProjectCache {
 
 /**
  * ListProjectsResponse on the wire as the generated encoder writes it (each project as field 1, then total as field 2
- * unless 0), each project's bytes from the cache.
+ * unless 0), each project's bytes from the cache, written into one buffer of the answer's size. Through a
+ * `BinaryWriter` the answer grew by doubling and was copied again by `finish()` and `Buffer.from` (`ensureCapacity`
+ * alone was 1.8% of projects' profile under the offset listing): a 12 KB answer of 20 took 24.6–25.7 µs in-process,
+ * 5.3–7.2 µs now (bench/README.md, "The listing's answer written once").
  */
 export function encodeListProjectsResponse(res: projectsV1.ListProjectsResponse, cache: EncodedProjectCache): Buffer {
-  const writer = new BinaryWriter();
-  for (const project of res.projects) writer.uint32(10).bytes(cache.encode(project));
-  if (res.total !== 0) writer.uint32(16).int64(res.total);
-  return Buffer.from(writer.finish());
+  const projects = res.projects.map((project) => cache.encode(project));
+  const total = res.total !== 0 ? new BinaryWriter().uint32(16).int64(res.total).finish() : undefined;
+  let size = total?.byteLength ?? 0;
+  for (const bytes of projects) size += 1 + varintSize(bytes.byteLength) + bytes.byteLength;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const bytes of projects) {
+    out[at++] = 10; // field 1, length-delimited
+    for (let n = bytes.byteLength; ; n >>>= 7) {
+      if (n < 0x80) {
+        out[at++] = n;
+        break;
+      }
+      out[at++] = (n & 0x7f) | 0x80;
+    }
+    out.set(bytes, at);
+    at += bytes.byteLength;
+  }
+  if (total) out.set(total, at);
+  return out;
+}
+
+/** Bytes of a length's varint (lengths are below 2^32). */
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n >>>= 7;
+    size++;
+  }
+  return size;
 }
 
 /** ProjectsService's definition with ListProjects answers encoded through `cache` (the other methods as generated). */
