@@ -86,8 +86,8 @@ export async function listProjects<K = never>(
     forkedFromProjectId: req.forkedFromProjectId || undefined,
   };
   // A listing whose plan no value changes reads with the connections that keep generic plans (DB_GENERIC_PLAN_POOL_MAX).
-  const plannedOnce = deps.genericPlanPool !== undefined && plansAlikeForAnyValues(filter);
-  const { rows: page, total } = await listProjectPage(plannedOnce && deps.genericPlanPool ? deps.genericPlanPool : deps.pool, filter, loader, { plannedOnce });
+  const genericPlans = deps.genericPlanPool && plansAlikeForAnyValues(filter) ? deps.genericPlanPool : undefined;
+  const { rows: page, total } = await listProjectPage(genericPlans ?? deps.pool, filter, loader, { plannedOnce: genericPlans !== undefined });
   const rows = page.flatMap((p) => (p.row ? [p.row] : []));
   const [customAttributes, statistics] = await Promise.all([
     shownCustomAttributes(deps, actor, req.withCustomAttributes, rows.map((r) => r.id)), listingStatistics(deps, actor, req.statistics, rows, groupAccess),

@@ -121,13 +121,7 @@ export function encodeListProjectsResponse(res: projectsV1.ListProjectsResponse,
   let at = 0;
   for (const bytes of projects) {
     out[at++] = 10; // field 1, length-delimited
-    for (let n = bytes.byteLength; ; n >>>= 7) {
-      if (n < 0x80) {
-        out[at++] = n;
-        break;
-      }
-      out[at++] = (n & 0x7f) | 0x80;
-    }
+    at = putVarint(out, at, bytes.byteLength);
     out.set(bytes, at);
     at += bytes.byteLength;
   }
@@ -138,11 +132,15 @@ export function encodeListProjectsResponse(res: projectsV1.ListProjectsResponse,
 /** Bytes of a length's varint (lengths are below 2^32). */
 function varintSize(n: number): number {
   let size = 1;
-  while (n >= 0x80) {
-    n >>>= 7;
-    size++;
-  }
+  for (; n >= 0x80; n >>>= 7) size++;
   return size;
+}
+
+/** Writes a length's varint at `at`; answers where it ends. */
+function putVarint(out: Buffer, at: number, n: number): number {
+  for (; n >= 0x80; n >>>= 7) out[at++] = (n & 0x7f) | 0x80;
+  out[at++] = n;
+  return at;
 }
 
 /** ProjectsService's definition with ListProjects answers encoded through `cache` (the other methods as generated). */

@@ -107,11 +107,14 @@ export interface ShareLinkRow {
   group_full_path: string | null;
 }
 
-/** Projects with their namespace and the caller's unexpired membership; `$1` is the caller's user id (0 for none). */
-export const PROJECT_FROM = `
-    FROM projects p
+/** The namespace (`n`) and the caller's unexpired membership (`m`) of a project `p`; `$1` is the caller's user id (0 for none). */
+export const PROJECT_JOINS = `
     JOIN namespaces n ON n.id = p.namespace_id
     LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > current_date)`;
+
+/** Projects with their namespace and the caller's unexpired membership; `$1` is the caller's user id (0 for none). */
+export const PROJECT_FROM = `
+    FROM projects p${PROJECT_JOINS}`;
 
 /**
  * The fork source of `p` as JSON (ForkSourceRow) with the caller's (`$1`) unexpired membership there; for a fork only

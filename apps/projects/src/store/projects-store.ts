@@ -7,7 +7,7 @@ import {
   type ListFilter, type SearchFilter,
 } from '../domain/list-filter';
 import { containerPolicyNextRunsAt, touchesContainerPolicy } from '../domain/project-settings';
-import { PROJECT_FROM, PROJECT_SELECT, VERSION_COLUMNS, type ProjectRow, type ProjectVersionRow } from './project-rows';
+import { PROJECT_FROM, PROJECT_JOINS, PROJECT_SELECT, VERSION_COLUMNS, type ProjectRow, type ProjectVersionRow } from './project-rows';
 import { listingStatement } from './listing-statements';
 import { recordProjectRoute } from './redirect-routes-store';
 
@@ -360,7 +360,8 @@ export interface ListingPlans {
  */
 const VERSIONS_OF = (idsSql: string, plans: ListingPlans) => plans.plannedOnce
   ? `SELECT p.id, p.namespace_id, ${VERSION_COLUMNS}, page.ord::int AS ord
-     FROM unnest(ARRAY(${idsSql})) WITH ORDINALITY AS page (id, ord)${PROJECT_FROM.replace(/^\s*FROM projects p/, '\n    JOIN projects p ON p.id = page.id')}`
+     FROM unnest(ARRAY(${idsSql})) WITH ORDINALITY AS page (id, ord)
+     JOIN projects p ON p.id = page.id${PROJECT_JOINS}`
   : `SELECT v.id, v.namespace_id, v.member_access, v.row_version, v.namespace_version, v.self_contained, v.ord::int AS ord
    FROM listing_versions(ARRAY(${idsSql}), $1::bigint) v`;
 
