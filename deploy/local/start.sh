@@ -8,20 +8,13 @@ ROOT=$PWD
 t0=$(date +%s.%N)
 log() { printf '[start] %s\n' "$*" >&2; }
 
+source deploy/local/prepare.sh
 # 1. Dependencies (npm ci when the lock file is newer than the installed tree).
-if [ ! -x node_modules/.bin/nx ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
-
+ensure_npm_deps
 # 2. Infrastructure (idempotent; a no-op when everything answers). URLs from the environment win.
-while IFS='=' read -r key value; do
-  [ -n "$key" ] && [ -z "${!key:-}" ] && export "$key=$value"
-done < <(bash deploy/local/infra.sh up)
-
+export_infra_env
 # 3. Build (Nx caches: a warm build is a cache replay).
-log "building"
-npx nx run-many -t build --outputStyle=static >/dev/null 2>"$ROOT/.nx-build.log" || { cat "$ROOT/.nx-build.log" >&2; exit 1; }
+build_quietly
 
 # 4. Services. NODE_ENV=development allows the built-in ACTOR_SECRET (services refuse it otherwise).
 export NODE_ENV=${NODE_ENV:-development}
