@@ -61,6 +61,15 @@ function normalize(ip: string): { address: string; family: 'ipv4' | 'ipv6' } {
   return { address: ip, family: isIP(ip) === 6 ? 'ipv6' : 'ipv4' };
 }
 
+/**
+ * The host of a URL as the checks and the connection use it: without IPv6 brackets, and an IPv4 address written in
+ * another form (decimal `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`, a trailing dot) as its dotted
+ * quad. WHATWG URL does that for http(s) only; `git://` hosts stay as written, and DNS must never be asked about them.
+ */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
 /** Why an address may not be reached without the local-network permission (undefined: it may). */
 export function blockedAddressReason(ip: string): BlockReason | undefined {
   const { address, family } = normalize(ip);
@@ -116,7 +125,7 @@ export function portOf(url: URL): number {
 export function checkAddresses(url: URL, addresses: readonly string[], rules: Pick<UrlRules, 'allowLocalNetwork' | 'allowlist'>): Checked {
   if (addresses.length === 0) return { ok: false, reason: 'Host cannot be resolved or invalid' };
   if (rules.allowLocalNetwork) return { ok: true, url };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   for (const address of addresses) {
     const reason = blockedAddressReason(address);
     if (reason && !allowlisted(rules.allowlist, host, address, portOf(url))) return { ok: false, reason };

@@ -1,4 +1,5 @@
-import { allowlisted, blockedAddressReason, checkUrlSyntax, portOf, type Checked } from './url-blocker';
+import { allowlisted, blockedAddressReason, checkUrlSyntax, hostOf, portOf, type Checked } from './url-blocker';
+import { resolveAll, vetAddresses, type Resolver, type Vetted } from './resolve';
 
 /**
  * Where webhooks may send (GitLab's `PublicUrlValidator` → `Gitlab::HTTP_V2::UrlBlocker`, reference §14.4): the
@@ -27,7 +28,7 @@ export function checkWebhookUrlSyntax(raw: string): Checked {
  */
 export function checkWebhookAddresses(url: URL, addresses: readonly string[], settings: WebhookUrlSettings): Checked {
   if (addresses.length === 0) return { ok: false, reason: 'Host cannot be resolved or invalid' };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   const port = portOf(url);
   for (const address of addresses) {
     const listed = allowlisted(settings.allowlist, host, address, port);
@@ -37,4 +38,9 @@ export function checkWebhookAddresses(url: URL, addresses: readonly string[], se
     if (reason) return { ok: false, reason };
   }
   return { ok: true, url };
+}
+
+/** A webhook URL (or redirect hop) vetted against the settings, with the address to connect to (pinned). */
+export function vetWebhookUrl(url: URL, settings: WebhookUrlSettings, resolve: Resolver = resolveAll): Promise<Vetted> {
+  return vetAddresses(url, (addresses) => checkWebhookAddresses(url, addresses, settings), resolve);
 }

@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
 import { DomainError } from '@glp/service-kit';
-import { checkWebhookAddresses, checkWebhookUrlSyntax, resolveAll, type WebhookUrlSettings } from '@glp/url-guard';
+import { checkWebhookUrlSyntax, vetWebhookUrl, type WebhookUrlSettings } from '@glp/url-guard';
 import { SERVICE_ACTOR, type HooksDeps } from './deps';
 
 /** identity's application settings; a failure is UNAVAILABLE (never "allowed"). */
@@ -25,13 +24,6 @@ export async function urlRefusal(deps: Pick<HooksDeps, 'identity' | 'resolve'>, 
   const syntax = checkWebhookUrlSyntax(raw);
   if (!syntax.ok) return syntax.reason;
   const settings = await settingsOf(deps);
-  const host = syntax.url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = isIP(host) ? [host] : await (deps.resolve ?? resolveAll)(host);
-  } catch {
-    return 'Host cannot be resolved or invalid';
-  }
-  const checked = checkWebhookAddresses(syntax.url, addresses, settings);
+  const checked = await vetWebhookUrl(syntax.url, settings, deps.resolve);
   return checked.ok ? undefined : checked.reason;
 }

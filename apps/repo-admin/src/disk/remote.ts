@@ -1,4 +1,4 @@
-import { IMPORT_SCHEMES, portOf, splitCredentials, vetUrl, type UrlRules } from '@glp/url-guard';
+import { IMPORT_SCHEMES, portOf, resolveAll, splitCredentials, vetUrl, type Resolver, type UrlRules } from '@glp/url-guard';
 import { runGit, type GitOptions } from './git';
 
 export type RemoteRules = Pick<UrlRules, 'allowLocalNetwork' | 'allowlist'>;
@@ -19,8 +19,8 @@ export type Prepared = { ok: true; remote: PreparedRemote } | { ok: false; reaso
  * allowed) and prepares it for git: the host's address is pinned for http(s) so a second DNS answer cannot redirect the
  * fetch (DNS rebinding), and user/password become a Basic Authorization header in git's environment.
  */
-export async function prepareRemote(raw: string, rules: RemoteRules): Promise<Prepared> {
-  const vetted = await vetUrl(raw, { schemes: IMPORT_SCHEMES, ...rules });
+export async function prepareRemote(raw: string, rules: RemoteRules, resolve: Resolver = resolveAll): Promise<Prepared> {
+  const vetted = await vetUrl(raw, { schemes: IMPORT_SCHEMES, ...rules }, resolve);
   if (!vetted.ok) return vetted;
   const { url, username, password } = splitCredentials(raw);
   const config: [string, string][] = [];

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { checkWebhookAddresses, checkWebhookUrlSyntax, resolveAll, type WebhookUrlSettings } from '@glp/url-guard';
+import { checkWebhookUrlSyntax, resolveAll, vetWebhookUrl, type Resolver, type WebhookUrlSettings } from '@glp/url-guard';
 import { RESPONSE_BODY_SIZE_LIMIT, truncateBytes } from '../domain/response-limits';
 
 export interface OutboundRequest {
@@ -24,7 +24,7 @@ export interface SenderOptions {
   /** Redirect hops followed (each vetted like the first request). */
   maxRedirects?: number;
   /** DNS (tests replace it). */
-  resolve?: (host: string) => Promise<string[]>;
+  resolve?: Resolver;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -39,7 +39,7 @@ const READ_LIMIT = 64 * 1024;
  */
 export class WebhookSender {
   private readonly agents: { verify: Agent; insecure: Agent };
-  private readonly resolve: (host: string) => Promise<string[]>;
+  private readonly resolve: Resolver;
 
   constructor(
     private readonly settings: () => WebhookUrlSettings,
@@ -71,7 +71,7 @@ export class WebhookSender {
     const maxRedirects = this.opts.maxRedirects ?? 3;
     try {
       for (let hop = 0; ; hop++) {
-        const vetted = await this.vet(url);
+        const vetted = await vetWebhookUrl(url, this.settings(), this.resolve);
         if (!vetted.ok) return failure(vetted.reason);
         const target = new URL(url.toString());
         target.hostname = isIP(vetted.address) === 6 ? `[${vetted.address}]` : vetted.address;
@@ -100,18 +100,6 @@ export class WebhookSender {
     } catch (err) {
       return failure(transportMessage(err, signal));
     }
-  }
-
-  private async vet(url: URL): Promise<{ ok: true; address: string } | { ok: false; reason: string }> {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
-    try {
-      addresses = isIP(host) ? [host] : await this.resolve(host);
-    } catch {
-      return { ok: false, reason: 'Host cannot be resolved or invalid' };
-    }
-    const decision = checkWebhookAddresses(url, addresses, this.settings());
-    return decision.ok ? { ok: true, address: addresses[0]! } : decision;
   }
 
   async close(): Promise<void> {
