@@ -54,11 +54,23 @@ shared.addSubnet('100.64.0.0', 10, 'ipv4');
 const broadcast = new BlockList();
 broadcast.addAddress('255.255.255.255', 'ipv4');
 
-/** An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is checked as the IPv4 address it maps. */
+/**
+ * An IPv6 address that carries an IPv4 address is checked as that IPv4 address: IPv4-mapped (`::ffff:10.0.0.1`, also
+ * written `::ffff:a00:1`), IPv4-compatible (`::10.0.0.1`, deprecated, still routed by some stacks) and the NAT64
+ * well-known prefix (`64:ff9b::10.0.0.1`, which a NAT64 gateway forwards to the IPv4 address).
+ */
 function normalize(ip: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
-  return { address: ip, family: isIP(ip) === 6 ? 'ipv6' : 'ipv4' };
+  if (isIP(ip) !== 6) return { address: ip, family: 'ipv4' };
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1); // WHATWG's IPv6 serialization: compressed, hex
+  } catch {
+    return { address: ip, family: 'ipv6' };
+  }
+  const embedded = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!embedded) return { address: canonical, family: 'ipv6' };
+  const [high, low] = [parseInt(embedded[1]!, 16), parseInt(embedded[2]!, 16)];
+  return { address: [high >> 8, high & 255, low >> 8, low & 255].join('.'), family: 'ipv4' };
 }
 
 /**
@@ -67,7 +79,14 @@ function normalize(ip: string): { address: string; family: 'ipv4' | 'ipv6' } {
  * quad. WHATWG URL does that for http(s) only; `git://` hosts stay as written, and DNS must never be asked about them.
  */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) || !/^[0-9a-fx.]+$/i.test(host)) return host;
+  try {
+    const asHttp = new URL(`http://${host}/`).hostname;
+    return isIP(asHttp) ? asHttp : host;
+  } catch {
+    return host;
+  }
 }
 
 /** Why an address may not be reached without the local-network permission (undefined: it may). */

@@ -26,6 +26,11 @@ describe('pull mirrors', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'glp-mirror-src-'));
   const work = path.join(root, 'work');
   const upstream = path.join(root, 'upstream.git');
+  // A git server on 127.0.0.1 that no rule allows, with an "internal" repository; the allowed upstream server
+  // redirects `/hijack/upstream.git/…` there once `hijacked` is set.
+  const internalRoot = mkdtempSync(path.join(os.tmpdir(), 'glp-mirror-internal-'));
+  let internal: { port: number; close(): void };
+  let hijacked = false;
   const api = (p: string, init: RequestInit & { token?: string } = {}) =>
     fetch(`${stack.apiUrl}${p}`, { ...init, headers: { 'PRIVATE-TOKEN': init.token ?? stack.rootToken, 'Content-Type': 'application/json', ...init.headers } });
   const expectJson = async (res: Response, status: number) => {
@@ -48,14 +53,26 @@ describe('pull mirrors', () => {
     git(work, 'commit', '-q', '--allow-empty', '-m', 'first');
     git(work, 'push', '-q', 'origin', 'main');
     git(upstream, 'update-server-info');
-    server = await serveDirectory(root);
+    execFileSync('git', ['clone', '-q', '--bare', upstream, path.join(root, 'hijack', 'upstream.git')], { env: ENV });
+    git(path.join(root, 'hijack', 'upstream.git'), 'update-server-info');
+    const secret = path.join(internalRoot, 'work');
+    execFileSync('git', ['init', '-q', '-b', 'main', secret], { env: ENV });
+    git(secret, 'commit', '-q', '--allow-empty', '-m', 'internal only');
+    git(secret, 'branch', 'internal-secret');
+    execFileSync('git', ['clone', '-q', '--bare', secret, path.join(internalRoot, 'internal.git')], { env: ENV });
+    git(path.join(internalRoot, 'internal.git'), 'update-server-info');
+    internal = await serveDirectory(internalRoot);
+    const prefix = '/hijack/upstream.git';
+    server = await serveDirectory(root, (p) => (hijacked && p.startsWith(prefix) ? `http://127.0.0.1:${internal.port}/internal.git${p.slice(prefix.length)}` : undefined));
     port = server.port;
     stack = await startStack({ name: 'e2e_mirror', env: { IMPORT_URL_ALLOWLIST: `127.0.0.1:${port}`, MIRROR_POLL_MS: '200' } });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
     server?.close();
+    internal?.close();
     rmSync(root, { recursive: true, force: true });
+    rmSync(internalRoot, { recursive: true, force: true });
   });
 
   it('mirrors new upstream commits on demand, shows the mirror state, and keeps diverged branches unless told to overwrite', async () => {
@@ -120,5 +137,23 @@ describe('pull mirrors', () => {
 
     await expectJson(await api(`/projects/${mirrored.id}`, { method: 'PUT', body: JSON.stringify({ mirror: false }) }), 200);
     expect(await expectJson(await api(`/projects/${mirrored.id}/mirror/pull`, { method: 'POST' }), 400)).toEqual({ message: 'The project is not mirrored' });
+  });
+
+  it('refuses the upstream’s 302 to a loopback git server on a mirror update: the update fails, nothing mirrored', async () => {
+    const project = await expectJson(await api('/projects', { method: 'POST', body: JSON.stringify({ name: 'hijacked', import_url: `http://127.0.0.1:${port}/hijack/upstream.git`, mirror: true }) }), 201);
+    await eventually(async () => (await expectJson(await api(`/projects/${project.id}`), 200)).import_status === 'finished', 30_000);
+    const dir = path.join(stack.storageRoot, hashed(project.id));
+    const before = await expectJson(await api(`/projects/${project.id}/mirror/pull`), 200);
+
+    hijacked = true;
+    await expectJson(await api(`/projects/${project.id}/mirror/pull`, { method: 'POST' }), 200);
+    const state = await eventually(async () => {
+      const s = await expectJson(await api(`/projects/${project.id}/mirror/pull`), 200);
+      return s.last_update_at !== before.last_update_at && (s.update_status === 'finished' || s.update_status === 'failed') ? s : undefined;
+    }, 30_000);
+    const refs = git(dir, 'for-each-ref', '--format=%(refname)').split('\n').filter(Boolean);
+    expect({ update_status: state.update_status, last_error: state.last_error, refs }).toEqual({
+      update_status: 'failed', last_error: 'Unable to access repository with the URL and credentials provided', refs: ['refs/heads/main'],
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { IMPORT_SCHEMES, portOf, resolveAll, splitCredentials, vetUrl, type Resolver, type UrlRules } from '@glp/url-guard';
 import { runGit, type GitOptions } from './git';
 
@@ -5,10 +6,10 @@ export type RemoteRules = Pick<UrlRules, 'allowLocalNetwork' | 'allowlist'>;
 
 /** A remote git URL ready for git: vetted (outbound URL rules), DNS pinned, credentials out of argv. */
 export interface PreparedRemote {
-  /** The URL without credentials. */
+  /** The URL without credentials (for git://, with the vetted address as its host). */
   url: string;
-  /** `-c` options: the pinned address (`http.curloptResolve`) and the Authorization header, passed through the
-   * environment (GIT_CONFIG_COUNT/KEY/VALUE), never on the command line. */
+  /** `-c` options (no redirects, the URL's transport only, the pinned address, the Authorization header), passed through
+   * the environment (GIT_CONFIG_COUNT/KEY/VALUE), never on the command line. */
   env: Record<string, string>;
 }
 
@@ -16,17 +17,31 @@ export type Prepared = { ok: true; remote: PreparedRemote } | { ok: false; reaso
 
 /**
  * Vets a remote URL with GitLab's outbound URL rules (schemes http, https, git; no loopback/private target unless
- * allowed) and prepares it for git: the host's address is pinned for http(s) so a second DNS answer cannot redirect the
- * fetch (DNS rebinding), and user/password become a Basic Authorization header in git's environment.
+ * allowed) and prepares it so that git reaches only what was vetted:
+ * - git follows no redirect (nor an http-alternates file, which git treats as one): each hop would name a host nobody
+ *   checked, so a redirecting remote fails as an unreachable one, as Gitaly's remote fetches do;
+ * - git connects to the address the guard checked: http(s) through `http.curloptResolve` (Host, SNI and certificate stay
+ *   the URL's); git:// has no such override, so git is handed the vetted address itself (the daemon then sees the
+ *   address, not the name, as its virtual host);
+ * - only the URL's own transport is allowed (`protocol.allow`);
+ * - user/password become a Basic Authorization header in git's environment, never argv.
  */
 export async function prepareRemote(raw: string, rules: RemoteRules, resolve: Resolver = resolveAll): Promise<Prepared> {
   const vetted = await vetUrl(raw, { schemes: IMPORT_SCHEMES, ...rules }, resolve);
   if (!vetted.ok) return vetted;
-  const { url, username, password } = splitCredentials(raw);
-  const config: [string, string][] = [];
-  if (vetted.url.protocol === 'http:' || vetted.url.protocol === 'https:') {
-    const host = vetted.url.hostname.replace(/^\[|\]$/g, '');
-    if (host !== vetted.address) config.push(['http.curloptResolve', `${host}:${portOf(vetted.url)}:${vetted.address}`]);
+  const { url: bare, username, password } = splitCredentials(raw);
+  const target = new URL(bare);
+  const scheme = target.protocol.replace(/:$/, '');
+  const pinned = isIP(vetted.address) === 6 ? `[${vetted.address}]` : vetted.address;
+  const config: [string, string][] = [
+    ['http.followRedirects', 'false'],
+    ['protocol.allow', 'never'],
+    [`protocol.${scheme}.allow`, 'always'],
+  ];
+  if (scheme === 'git') {
+    target.hostname = pinned;
+  } else {
+    if (target.hostname.replace(/^\[|\]$/g, '') !== vetted.address) config.push(['http.curloptResolve', `${target.hostname}:${portOf(target)}:${pinned}`]);
     if (username || password) {
       config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`]);
     }
@@ -36,7 +51,7 @@ export async function prepareRemote(raw: string, rules: RemoteRules, resolve: Re
     env[`GIT_CONFIG_KEY_${i}`] = k;
     env[`GIT_CONFIG_VALUE_${i}`] = v;
   });
-  return { ok: true, remote: { url, env } };
+  return { ok: true, remote: { url: target.toString(), env } };
 }
 
 /** `git ls-remote --heads`: does the remote answer as a git repository? */
