@@ -124,7 +124,7 @@ describe('importing a repository from a URL', () => {
   it('refuses an allowed host’s 302 to a loopback git server at the probe: 422, nothing created or imported', async () => {
     const before = Number((await api('/projects?per_page=1')).headers.get('x-total'));
     const res = await create({ name: 'redirected', import_url: `http://127.0.0.1:${port}/to-internal/internal.git` });
-    const body = await res.json();
+    const body = (await res.json()) as { id: number; message?: string };
     const imported = res.status === 201 ? await settledImport(body.id) : undefined;
     expect({ status: res.status, message: body.message, imported }).toEqual({ status: 422, message: 'Unable to access repository with the URL and credentials provided', imported: undefined });
     expect(Number((await api('/projects?per_page=1')).headers.get('x-total'))).toBe(before);
