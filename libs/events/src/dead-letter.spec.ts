@@ -45,7 +45,7 @@ describe('refusals for size (relay)', () => {
   it('finds MESSAGE_TOO_LARGE or RECORD_LIST_TOO_LARGE in an error or its causes, and nothing else', () => {
     const tooLarge = protocolError('MESSAGE_TOO_LARGE');
     expect(tooLargeRefusal(tooLarge)).toBe(tooLarge);
-    const wrapped = new Error('produce failed', { cause: new KafkaJSNonRetriableError(tooLarge, { cause: tooLarge }) });
+    const wrapped = new Error('produce failed', { cause: Object.assign(new KafkaJSNonRetriableError(tooLarge), { cause: tooLarge }) });
     expect(tooLargeRefusal(wrapped)).toBe(tooLarge);
     expect(tooLargeRefusal(protocolError('RECORD_LIST_TOO_LARGE'))).toBeDefined();
     expect(tooLargeRefusal(protocolError('INVALID_TIMESTAMP'))).toBeUndefined();
