@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv } from '@glp/events';
+import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
 
 export const accessRequestsEnv = z.object({
   ...commonServiceEnv,
@@ -16,6 +16,7 @@ export const accessRequestsEnv = z.object({
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
+  ...processedEventsEnv,
   /** Consumer group of its project/identity events consumer. */
   KAFKA_CONSUMER_GROUP: env.str('access-requests'),
   /** How often approvals interrupted by a crash are completed, and how old their intent must be. */

@@ -1,5 +1,5 @@
 import { createPool } from '@glp/db';
-import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { hooksV1, identityV1, projectsV1, webhookDispatcherV1 } from '@glp/proto';
 import { SecretBox } from '@glp/secret-box';
 import {
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'hooks',
     topics: [topicFor('projects', config.KAFKA_TOPIC_PREFIX), topicFor('webhook-dispatcher', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...processedEventsRetention(config),
     fromBeginning: true,
     handlers: {
       ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, topic, payload)),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv } from '@glp/events';
+import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
 
 export const projectsEnv = z.object({
   ...commonServiceEnv,
@@ -23,6 +23,7 @@ export const projectsEnv = z.object({
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   /** Replication factor and min.insync.replicas of the topics this service creates (event and DLQ topics). */
   ...kafkaTopicEnv,
+  ...processedEventsEnv,
   KAFKA_CONSUMER_GROUP: env.str('projects'),
   /**
    * Bytes of listed projects' protobuf encodings kept, each under what it was made of (the project's and its namespace's

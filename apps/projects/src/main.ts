@@ -1,5 +1,5 @@
 import { createPool } from '@glp/db';
-import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1 } from '@glp/proto';
 import {
   bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'projects',
     topics: [topicFor('identity', config.KAFKA_TOPIC_PREFIX), topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...processedEventsRetention(config),
     fromBeginning: true,
     handlers: {
       ...onEvent(EventTypes.NamespaceChanged, ({ client, payload }) => onNamespaceChanged(client, payload)),

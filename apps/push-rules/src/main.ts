@@ -1,5 +1,5 @@
 import { createPool } from '@glp/db';
-import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1, projectsV1, pushRulesV1 } from '@glp/proto';
 import {
   bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'push-rules',
     topics: [topicFor('projects', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...processedEventsRetention(config),
     fromBeginning: true,
     handlers: {
       ...onEvent(EventTypes.ProjectDeleted, ({ client, payload }) => onProjectDeleted(client, payload)),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv } from '@glp/events';
+import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
 
 export const repoAdminEnv = z.object({
   ...commonServiceEnv,
@@ -23,6 +23,7 @@ export const repoAdminEnv = z.object({
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
+  ...processedEventsEnv,
   /** Empty: `repo-admin-<REPOSITORY_STORAGE>` (one group per storage: each storage's replica sees every event). */
   KAFKA_CONSUMER_GROUP: z.string().default(''),
   /** Where this replica keeps its storage (`<DATA_DIR>/repositories` when unset). */

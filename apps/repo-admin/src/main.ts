@@ -1,5 +1,5 @@
 import { createPool } from '@glp/db';
-import { EventConsumer, EventTypes, onEvent, OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1, projectsV1, pushRulesV1, repoAdminV1 } from '@glp/proto';
 import {
   createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${consumerGroupFor(config.KAFKA_CONSUMER_GROUP, config.REPOSITORY_STORAGE)}`, consumerName: 'repo-admin',
     topics: [topicFor('projects', config.KAFKA_TOPIC_PREFIX)], logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...processedEventsRetention(config),
     fromBeginning: true,
     handlers: {
       ...onEvent(EventTypes.ProjectCreated, ({ client, payload }) => onProjectCreated(client, payload, config.REPOSITORY_STORAGE)),

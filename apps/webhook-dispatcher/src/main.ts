@@ -1,5 +1,5 @@
 import { createPool } from '@glp/db';
-import { EventConsumer, OutboxRelay, topicFor } from '@glp/events';
+import { EventConsumer, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { hooksV1, identityV1, projectsV1, repoAdminV1, webhookDispatcherV1 } from '@glp/proto';
 import {
   bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     pool, brokers: config.KAFKA_BROKERS, groupId: `${config.KAFKA_TOPIC_PREFIX}${config.KAFKA_CONSUMER_GROUP}`, consumerName: 'webhook-dispatcher',
     topics: ['repo-admin', 'hooks', 'identity'].map((t) => topicFor(t as 'repo-admin' | 'hooks' | 'identity', config.KAFKA_TOPIC_PREFIX)), logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...processedEventsRetention(config),
     fromBeginning: true,
     handlers: dispatcherHandlers(deps, urlSettings),
   });

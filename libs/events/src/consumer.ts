@@ -6,6 +6,10 @@ import { Backoff, sleep } from './backoff';
 import { decodeEnvelope, knownPayloadType, unpackPayload, type EventEnvelope, type PayloadType } from './envelope';
 import { DeadLetterPublisher, dlqTopicFor } from './dead-letter';
 import { ensureTopics, kafkaFrom, type KafkaSource, type TopicSettings } from './kafka';
+import { startProcessedEventsRetention } from './processed-events-retention';
+
+/** processed_events retention by default: twice Kafka's default topic retention (7 days). */
+export const DEFAULT_PROCESSED_EVENTS_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
 export interface EventContext<T = unknown> {
   /** The transaction the event is recorded in; do the handler's writes with it. */
@@ -67,6 +71,14 @@ export interface EventConsumerOptions extends KafkaSource, TopicSettings {
   maxWaitTimeMs?: number;
   /** Create the topics and their DLQ topics (TopicSettings) before subscribing (default true). */
   createTopics?: boolean;
+  /**
+   * processed_events records older than this are deleted (default DEFAULT_PROCESSED_EVENTS_RETENTION_MS; 0 = kept
+   * forever). Must exceed the consumed topics' retention.ms: a duplicate older than its record would be handled again.
+   */
+  processedEventsRetentionMs?: number;
+  /** How often expired records are deleted (default 3600000 ms), and how many per statement (default 1000). */
+  processedEventsPurgeIntervalMs?: number;
+  processedEventsPurgeBatch?: number;
 }
 
 export interface ConsumerStats {
@@ -114,6 +126,7 @@ export class EventConsumer {
   private removeListeners: (() => void)[] = [];
   private background: AbortController | undefined;
   private readonly deadLetters: DeadLetterPublisher;
+  private retention: { stop(): Promise<void> } | undefined;
 
   constructor(private readonly options: EventConsumerOptions) {
     if (!options.topics.length) throw new Error('topics must not be empty');
@@ -169,6 +182,13 @@ export class EventConsumer {
       clearTimeout(timer);
       if (late) this.log.warn({ joinTimeout }, 'consumer has not joined its group yet; continuing');
     }
+    const retentionMs = this.options.processedEventsRetentionMs ?? DEFAULT_PROCESSED_EVENTS_RETENTION_MS;
+    if (!this.retention && retentionMs > 0) {
+      this.retention = startProcessedEventsRetention({
+        pool: this.options.pool, retentionMs, logger: this.log,
+        intervalMs: this.options.processedEventsPurgeIntervalMs ?? 3600_000, batchSize: this.options.processedEventsPurgeBatch ?? 1000,
+      });
+    }
   }
 
   /**
@@ -199,6 +219,9 @@ export class EventConsumer {
   async stop(): Promise<void> {
     this.background?.abort();
     this.background = undefined;
+    const retention = this.retention;
+    this.retention = undefined;
+    await retention?.stop();
     await this.teardown();
   }
 

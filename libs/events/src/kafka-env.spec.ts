@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv } from './kafka-env';
+import { kafkaTopicEnv, processedEventsEnv, processedEventsRetention } from './kafka-env';
 
 const schema = z.object({ ...kafkaTopicEnv });
 
@@ -20,5 +20,19 @@ describe('kafkaTopicEnv', () => {
     expect(() => loadConfig(schema, { KAFKA_REPLICATION_FACTOR: '0' })).toThrow(ConfigError);
     expect(() => loadConfig(schema, { KAFKA_REPLICATION_FACTOR: '0' })).toThrow(/KAFKA_REPLICATION_FACTOR/);
     expect(() => loadConfig(schema, { KAFKA_MIN_INSYNC_REPLICAS: '1.5' })).toThrow(/KAFKA_MIN_INSYNC_REPLICAS/);
+  });
+});
+
+describe('processedEventsEnv', () => {
+  const retention = z.object({ ...processedEventsEnv });
+
+  it('keeps records 14 days by default (twice Kafka\'s default topic retention), purged hourly', () => {
+    expect(processedEventsRetention(loadConfig(retention, {}))).toEqual({ processedEventsRetentionMs: 14 * 86_400_000, processedEventsPurgeIntervalMs: 3_600_000 });
+  });
+
+  it('reads 0 as kept forever and names a bad value', () => {
+    expect(processedEventsRetention(loadConfig(retention, { PROCESSED_EVENTS_RETENTION_DAYS: '0' })).processedEventsRetentionMs).toBe(0);
+    expect(() => loadConfig(retention, { PROCESSED_EVENTS_RETENTION_DAYS: '-1' })).toThrow(/PROCESSED_EVENTS_RETENTION_DAYS/);
+    expect(() => loadConfig(retention, { PROCESSED_EVENTS_PURGE_INTERVAL_MS: '10' })).toThrow(/PROCESSED_EVENTS_PURGE_INTERVAL_MS/);
   });
 });

@@ -11,3 +11,17 @@ export const kafkaTopicEnv = {
   /** min.insync.replicas of each topic the service creates (acks=all writes need this many in-sync replicas). */
   KAFKA_MIN_INSYNC_REPLICAS: env.int(1, 1, 10),
 };
+
+/**
+ * Environment fields of a service's EventConsumer: how long processed_events (its idempotence records) are kept, longer
+ * than Kafka keeps the topics it consumes, and how often older ones are deleted. Spread into the config schema.
+ */
+export const processedEventsEnv = {
+  PROCESSED_EVENTS_RETENTION_DAYS: env.int(14, 0, 3650),
+  PROCESSED_EVENTS_PURGE_INTERVAL_MS: env.int(3600_000, 1000),
+};
+
+/** The EventConsumer options of processedEventsEnv. */
+export function processedEventsRetention(c: { PROCESSED_EVENTS_RETENTION_DAYS: number; PROCESSED_EVENTS_PURGE_INTERVAL_MS: number }) {
+  return { processedEventsRetentionMs: c.PROCESSED_EVENTS_RETENTION_DAYS * 24 * 3600 * 1000, processedEventsPurgeIntervalMs: c.PROCESSED_EVENTS_PURGE_INTERVAL_MS };
+}

@@ -3,6 +3,7 @@ import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { assertIdentifier } from '@glp/db';
 import { eventsCounter, type Logger } from '@glp/service-kit';
 import { Backoff, sleep, Wakeup } from './backoff';
+import { dlqTopicFor, relayDeadLetterMessage, tooLargeRefusal } from './dead-letter';
 import { connectIdempotentProducer, ensureTopics, kafkaFrom, type KafkaSource, type TopicSettings } from './kafka';
 import { outboxChannel } from './outbox';
 import {
@@ -25,6 +26,11 @@ export interface OutboxRelayOptions extends KafkaSource, TopicSettings, RelayCon
   pollIntervalMs?: number;
   /** Rows per produce request (default 100); at most this many events are published twice after a lost lock. */
   batchSize?: number;
+  /**
+   * Bytes of keys and values per produce request (default 786432), under Kafka's default max.message.bytes, which
+   * bounds a partition's record batch; a row larger than this goes alone.
+   */
+  maxBatchBytes?: number;
   /** A standby replica tries to take the lock this often (default 3000 ms). */
   lockRetryMs?: number;
   /** Backoff after a failed publish (default 500 ms doubling to 5000 ms). */
@@ -46,6 +52,8 @@ export interface RelayStats {
   batches: number;
   /** Failed publish attempts (Kafka); the same rows are retried. */
   failures: number;
+  /** Rows Kafka refused for their size, even alone: produced to "<topic>.dlq" and deleted. */
+  deadLettered: number;
   /** True while this relay holds the schema's relay lock (false as soon as its connection fails). */
   leader: boolean;
   /** Times this relay became the leader. */
@@ -84,7 +92,9 @@ class PublishError extends Error {
  * If the lock session dies at any point, its transaction aborts and the rows stay for the
  * next lock holder, which republishes them: duplicates come only from that one
  * unacknowledged batch, and per-key order holds. A failed publish rolls back and is retried
- * with backoff on the same rows, in the same order; nothing is skipped. Any database or lock
+ * with backoff on the same rows, in the same order; nothing is skipped, except a row Kafka
+ * refuses for its size even alone (a batch refused for its size is split first): that row
+ * goes to "<topic>.dlq" with the reason and leaves the outbox. Any database or lock
  * failure makes the relay step down, close the connection and try to re-acquire. The lock
  * connection's timeouts (RelayConnectionOptions) keep a dead or half-open connection from
  * hanging it: during the send no statement runs, so idle_in_transaction_session_timeout is
@@ -94,10 +104,10 @@ class PublishError extends Error {
  * events of one aggregate (one message key, one partition) keep their order.
  */
 export class OutboxRelay {
-  readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, leader: false, leaderships: 0, lockLost: 0 };
+  readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, deadLettered: 0, leader: false, leaderships: 0, lockLost: 0 };
 
   private readonly opts: Required<
-    Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'lockRetryMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'sendTimeoutMs'>
+    Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBatchBytes' | 'lockRetryMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'sendTimeoutMs'>
   >;
   private readonly timeouts: RelayConnectionTimeouts;
   private readonly schema: string;
@@ -112,6 +122,8 @@ export class OutboxRelay {
   private loop: Promise<void> | undefined;
   private producer: Producer | undefined;
   private consecutiveFailures = 0;
+  /** Rows of the next batch: batchSize, halved after Kafka refused a batch for its size, doubled back after each success. */
+  private batchLimit: number;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.schema = assertIdentifier(options.schema);
@@ -123,12 +135,14 @@ export class OutboxRelay {
     this.opts = {
       pollIntervalMs: options.pollIntervalMs ?? 1000,
       batchSize: options.batchSize ?? 100,
+      maxBatchBytes: options.maxBatchBytes ?? 768 * 1024,
       lockRetryMs: options.lockRetryMs ?? 3000,
       backoffInitialMs: options.backoffInitialMs ?? 500,
       backoffMaxMs: options.backoffMaxMs ?? 5000,
       sendTimeoutMs: options.sendTimeoutMs ?? 10000,
     };
     this.timeouts = relayConnectionTimeouts(options, this.opts.sendTimeoutMs);
+    this.batchLimit = this.opts.batchSize;
   }
 
   /** Starts the relay loop in the background (standby until the lock is free); never throws for Kafka/DB outages. */
@@ -229,9 +243,9 @@ export class OutboxRelay {
   private async drain(client: Client, lock: RelayLock, lost: () => Error | undefined): Promise<void> {
     const backoff = new Backoff(this.opts.backoffInitialMs, this.opts.backoffMaxMs);
     while (!this.stopped && !lost()) {
-      let published: number | 'again';
+      let more: boolean;
       try {
-        published = await this.publishBatch(client, lock);
+        more = await this.publishBatch(client, lock);
       } catch (err) {
         if (!(err instanceof PublishError)) throw err;
         this.stats.failures++;
@@ -246,46 +260,72 @@ export class OutboxRelay {
       }
       this.consecutiveFailures = 0;
       backoff.reset();
-      if (published !== 'again' && published < this.opts.batchSize) return;
+      if (!more) return;
     }
   }
 
   /**
-   * One fenced batch on the lock connection. Returns the rows published (0: the outbox is
-   * empty) or 'again' after creating missing topics outside the transaction.
+   * One fenced batch on the lock connection. Returns whether rows may remain (false: the outbox is empty); after
+   * creating missing topics outside the transaction, or after Kafka refused the batch for its size (the next batch is
+   * half as long), true without publishing. A single row Kafka refuses for its size goes to "<topic>.dlq" and is
+   * deleted like a published one: it can never pass, and the rows after it must not wait for it.
    * Throws PublishError when Kafka did not take the batch (rolled back, retry), LockLostError
    * or a connection error when this relay must stop leading.
    */
-  private async publishBatch(client: Client, lock: RelayLock): Promise<number | 'again'> {
+  private async publishBatch(client: Client, lock: RelayLock): Promise<boolean> {
     await client.query('BEGIN');
     let open = true;
     try {
       await lock.verify();
-      const { rows } = await client.query<OutboxRow>(
+      const limit = this.batchLimit;
+      const { rows: selected } = await client.query<OutboxRow>(
         `SELECT id, topic, message_key, event_id, event_type, payload FROM ${this.schema}.outbox ORDER BY id LIMIT $1 FOR UPDATE`,
-        [this.opts.batchSize],
+        [limit],
       );
+      const rows = withinBytes(selected, this.opts.maxBatchBytes);
       const byTopic = groupByTopic(rows);
-      const missing = [...new Set([...(this.options.topics ?? []), ...byTopic.keys()])].filter((t) => !this.ensuredTopics.has(t));
+      const wanted = [...(this.options.topics ?? []), ...byTopic.keys()];
+      const missing = [...new Set([...wanted, ...wanted.map(dlqTopicFor)])].filter((t) => !this.ensuredTopics.has(t));
       if (!rows.length || missing.length) {
         await client.query('COMMIT');
         open = false;
-        if (!missing.length) return 0;
+        if (!missing.length) return false;
         // Creating topics can take long while Kafka is slow: never with the transaction open.
         await this.createTopics(missing);
-        return 'again';
+        return true;
       }
 
-      await this.send(byTopic);
+      let deadLettered = false;
+      try {
+        await this.send(byTopic);
+      } catch (err) {
+        const refusal = tooLargeRefusal(err);
+        if (!refusal) throw err;
+        if (rows.length > 1) {
+          await client.query('ROLLBACK');
+          open = false;
+          this.batchLimit = Math.max(1, Math.floor(rows.length / 2));
+          this.log.warn({ rows: rows.length, firstId: rows[0].id, nextBatch: this.batchLimit, reason: refusal.message }, 'Kafka refused an outbox batch for its size; splitting it');
+          return true;
+        }
+        await this.deadLetter(lock, rows[0], refusal);
+        deadLettered = true;
+      }
       await client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
       await client.query('COMMIT');
       open = false;
 
+      this.batchLimit = Math.min(this.opts.batchSize, this.batchLimit * 2);
+      if (deadLettered) {
+        this.stats.deadLettered++;
+        eventsCounter.inc({ stage: 'dead_lettered', topic: rows[0].topic });
+        return true;
+      }
       this.stats.published += rows.length;
       this.stats.batches++;
       for (const [topic, messages] of byTopic) eventsCounter.inc({ stage: 'published', topic }, messages.length);
       this.log.debug({ count: rows.length, firstId: rows[0].id, lastId: rows[rows.length - 1].id }, 'published outbox batch');
-      return rows.length;
+      return selected.length === limit || rows.length < selected.length;
     } catch (err) {
       // Only a Kafka failure keeps the connection (roll back, retry). Anything else makes the
       // relay step down; closing the connection aborts the transaction without waiting on it.
@@ -298,6 +338,30 @@ export class OutboxRelay {
       }
       throw err;
     }
+  }
+
+  /**
+   * Produces a row Kafka refused for its size to its topic's DLQ with the reason (DLQ_HEADERS), its original bytes when
+   * the DLQ takes them, else its headers alone. Throws PublishError when the DLQ cannot take it now (retry).
+   */
+  private async deadLetter(lock: RelayLock, row: OutboxRow, refusal: Error): Promise<void> {
+    const dlq = dlqTopicFor(row.topic);
+    const input = { message: rowMessage(row), topic: row.topic, error: refusal, relay: this.applicationName };
+    let omitted = false;
+    // Proving the lock again before each further send also keeps the open transaction from idling past its timeout.
+    await lock.verify();
+    try {
+      await this.send(new Map([[dlq, [relayDeadLetterMessage(input)]]]));
+    } catch (err) {
+      if (!tooLargeRefusal(err)) throw err;
+      omitted = true;
+      await lock.verify();
+      await this.send(new Map([[dlq, [relayDeadLetterMessage(input, true)]]]));
+    }
+    this.log.error(
+      { outboxId: row.id, eventId: row.event_id, eventType: row.event_type, topic: row.topic, bytes: row.payload.length, dlq, valueOmitted: omitted, reason: refusal.message },
+      'Kafka refused an outbox record for its size; produced it to the dead-letter topic and removed it from the outbox',
+    );
   }
 
   private async createTopics(topics: string[]): Promise<void> {
@@ -351,16 +415,30 @@ export class OutboxRelay {
   }
 }
 
+/** The first rows whose keys and values fit `maxBytes` together; at least one. */
+function withinBytes(rows: OutboxRow[], maxBytes: number): OutboxRow[] {
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i++) {
+    bytes += rows[i].payload.length + Buffer.byteLength(rows[i].message_key);
+    if (bytes > maxBytes) return rows.slice(0, Math.max(1, i));
+  }
+  return rows;
+}
+
+function rowMessage(row: OutboxRow): Message {
+  return {
+    key: row.message_key,
+    value: row.payload,
+    headers: { event_type: row.event_type, event_id: row.event_id, 'content-type': 'application/x-protobuf' },
+  };
+}
+
 function groupByTopic(rows: OutboxRow[]): Map<string, Message[]> {
   const byTopic = new Map<string, Message[]>();
   for (const row of rows) {
     let messages = byTopic.get(row.topic);
     if (!messages) byTopic.set(row.topic, (messages = []));
-    messages.push({
-      key: row.message_key,
-      value: row.payload,
-      headers: { event_type: row.event_type, event_id: row.event_id, 'content-type': 'application/x-protobuf' },
-    });
+    messages.push(rowMessage(row));
   }
   return byTopic;
 }

@@ -10,3 +10,4 @@ export * from './push-event-source';
 export * from './private-infra';
 export * from './secret-registry';
 export * from './service-events';
+export * from './tcp-proxy';

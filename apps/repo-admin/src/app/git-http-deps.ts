@@ -1,5 +1,6 @@
 import type { PushPolicy } from '../domain/push-policy';
 import type { RepoAdminDeps } from './deps';
+import type { PushEventHandOff } from './push-event-handoff';
 import type { PushSessions } from './push-sessions';
 
 /** What git over HTTP needs: the service's deps, the receive hooks and the pushes running. */
@@ -7,6 +8,8 @@ export interface GitHttpDeps extends Pick<RepoAdminDeps, 'pool' | 'identity' | '
   /** `core.hooksPath` of receive-pack, and the Unix socket its hooks call. */
   hooks: { dir: string; socketPath: string };
   sessions: PushSessions;
+  /** Where post-receive hands a completed push's events (written, or spooled while the database does not answer). */
+  pushEvents: Pick<PushEventHandOff, 'deliver'>;
   /** The pre-receive checks (DEFAULT_PUSH_POLICIES when unset; `startGitOverHttp` adds push rules when a client is given). */
   pushPolicies?: readonly PushPolicy[];
   /**

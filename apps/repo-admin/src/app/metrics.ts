@@ -1,4 +1,4 @@
-import { Histogram } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import { registry } from '@glp/service-kit';
 
 /** The pre-receive check of a push (every policy, push rules included), by whether the project's push rule was active. */
@@ -7,5 +7,12 @@ export const preReceiveDuration = new Histogram({
   help: 'Time of the pre-receive check of a push (policies and push rules), by push_rules_active and outcome (allowed, refused)',
   labelNames: ['push_rules_active', 'outcome'],
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
+/** Pushes whose events wait on disk for PostgreSQL (PushEventHandOff): above 0 for long, the database is unreachable. */
+export const spooledPushes = new Gauge({
+  name: 'repo_admin_push_events_spooled',
+  help: 'Pushes whose Push/TagPush/RepositoryChanged events wait in the spool on disk for the database',
   registers: [registry],
 });

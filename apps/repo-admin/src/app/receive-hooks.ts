@@ -1,17 +1,16 @@
-import { withTransaction } from '@glp/db';
 import { repositoryEventsV1 } from '@glp/proto';
 import { type Actor } from '@glp/service-kit';
 import { BareRepository } from '../disk/bare-repository';
 import { PushReader, type PushedCommit } from '../disk/push-reader';
 import { hashedDiskPath } from '../domain/hashed-storage';
+import { boundPushEvent } from '../domain/push-event-bounds';
 import { decidePush } from '../domain/push-policy';
 import {
   branchCommitRange, branchOf, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, PUSH_COMMITS_LIMIT, refsInPushCounts, tagOf, type RefUpdate,
 } from '../domain/ref-updates';
-import { recordPush, recordTagPush } from '../events/push-events';
+import { pushEnvelope, tagPushEnvelope } from '../events/push-events';
 import { preReceiveDuration } from './metrics';
-import { recordRepositoryChanged } from '../events/repository-events';
-import { upsertRepository } from '../store/repositories-store';
+import { repositoryChangedEnvelope } from '../events/repository-events';
 import type { GitHttpDeps } from './git-http-deps';
 import { pusherOfUser, userById } from './users';
 import type { PushSession } from './push-sessions';
@@ -86,7 +85,7 @@ type RefEvent = { kind: 'push'; event: repositoryEventsV1.Push } | { kind: 'tag'
  * The Push or TagPush of one ref update (GitLab `Gitlab::DataBuilder::Push.build` via `Git::BranchHooksService` /
  * `Git::TagHooksService`): for a branch the newest 20 commits of its range (oldest first) and the range's full count, and
  * `checkout_sha` = the new commit; for a tag the one commit it points at. A deleted ref has no commits and no
- * checkout_sha. Other refs (not a branch nor a tag) have no event.
+ * checkout_sha. Other refs (not a branch nor a tag) have no event. Every event is bounded in size (boundPushEvent).
  */
 export async function refEvent(
   reader: PushReader, projectId: number, update: RefUpdate, defaultBranch: string | undefined, pusher: repositoryEventsV1.Pusher, pushedAt: Date,
@@ -99,7 +98,10 @@ export async function refEvent(
     const total = range ? await reader.countCommits(range) : 0;
     return {
       kind: 'push',
-      event: repositoryEventsV1.Push.fromPartial({ ...base, checkoutSha: range ? update.newRev : '', commits: commits.map(toPushCommit), totalCommitsCount: total }),
+      event: boundPushEvent(
+        repositoryEventsV1.Push.fromPartial({ ...base, checkoutSha: range ? update.newRev : '', commits: commits.map(toPushCommit), totalCommitsCount: total }),
+        (e) => repositoryEventsV1.Push.encode(e).finish().length,
+      ),
     };
   }
   if (tagOf(update.ref) !== undefined) {
@@ -107,7 +109,10 @@ export async function refEvent(
     const commit = target ? await reader.commit(target) : undefined;
     return {
       kind: 'tag',
-      event: repositoryEventsV1.TagPush.fromPartial({ ...base, checkoutSha: target ?? '', commits: commit ? [toPushCommit(commit)] : [], totalCommitsCount: commit ? 1 : 0 }),
+      event: boundPushEvent(
+        repositoryEventsV1.TagPush.fromPartial({ ...base, checkoutSha: target ?? '', commits: commit ? [toPushCommit(commit)] : [], totalCommitsCount: commit ? 1 : 0 }),
+        (e) => repositoryEventsV1.TagPush.encode(e).finish().length,
+      ),
     };
   }
   return undefined;
@@ -117,8 +122,9 @@ export async function refEvent(
  * post-receive: the refs moved. When HEAD points at a branch that does not exist (the first push to an empty
  * repository), HEAD moves to GitLab's default branch choice among the branches now there. Then, in one transaction: the
  * repository's row, a Push per branch and a TagPush per tag in the order git reported them, and RepositoryChanged
- * (empty, default branch, pushed_at) from which projects updates `empty_repo`, `default_branch` and `last_activity_at`;
- * then RepositoryStatisticsChanged with the new sizes and commit count.
+ * (empty, default branch, pushed_at) from which projects updates `empty_repo`, `default_branch` and `last_activity_at`,
+ * handed to PushEventHandOff (written now, or spooled on disk while PostgreSQL does not answer); then
+ * RepositoryStatisticsChanged with the new sizes and commit count.
  */
 export async function postReceive(deps: GitHttpDeps, session: PushSession, call: HookCall): Promise<HookAnswer> {
   const changes = parseRefUpdates(call.changes);
@@ -144,26 +150,14 @@ export async function postReceive(deps: GitHttpDeps, session: PushSession, call:
   }
   const cause = { id: session.actor.id, username: session.actor.username };
   const empty = branches.length === 0;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await withTransaction(deps.pool, async (client) => {
-        await upsertRepository(client, { projectId: session.projectId, storage: deps.storage, diskPath: hashedDiskPath(session.projectId), empty, defaultBranch: head });
-        for (const e of events) {
-          if (e.kind === 'push') await recordPush(client, deps.topic, e.event, cause);
-          else await recordTagPush(client, deps.topic, e.event, cause);
-        }
-        await recordRepositoryChanged(client, deps.topic, { projectId: session.projectId, empty, defaultBranch: head, pushedAt });
-      });
-      break;
-    } catch (err) {
-      // The refs moved already: keep trying a little, then say so in the logs (the push itself stands).
-      if (attempt >= 3) {
-        deps.logger.error({ err, project_id: session.projectId, refs: changes.length }, 'push events not recorded');
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 200 * attempt));
-    }
-  }
+  await deps.pushEvents.deliver({
+    repository: { projectId: session.projectId, storage: deps.storage, diskPath: hashedDiskPath(session.projectId), empty, defaultBranch: head },
+    topic: deps.topic,
+    events: [
+      ...events.map((e) => (e.kind === 'push' ? pushEnvelope(e.event, cause) : tagPushEnvelope(e.event, cause))),
+      repositoryChangedEnvelope({ projectId: session.projectId, empty, defaultBranch: head, pushedAt }),
+    ],
+  });
   // The repository's size and commit count moved too (GitLab refreshes the statistics after a push).
   await reportStatisticsQuietly(deps, session.projectId);
   return { allowed: true, messages: [] };

@@ -1,5 +1,5 @@
 import type { PoolClient } from '@glp/db';
-import { appendEvent, EventTypes, type PayloadType } from '@glp/events';
+import { appendEnvelope, buildEnvelope, EventTypes, type EventEnvelope, type PayloadType } from '@glp/events';
 import type { repositoryEventsV1 } from '@glp/proto';
 
 /** Who caused the event: the pusher (a mirror update: the mirror user). */
@@ -9,16 +9,26 @@ export interface EventCause {
 }
 
 /** Push and TagPush go to repo-admin's topic keyed `project:<id>`, in order with the project's other repository events. */
-function appendPushEvent<T>(client: PoolClient, topic: string, projectId: number, type: PayloadType<T>, payload: T, cause: EventCause): Promise<void> {
-  return appendEvent(client, { topic, aggregateType: 'repository', aggregateKey: `project:${projectId}`, payloadType: type, payload, actor: cause }).then(() => undefined);
+function pushEventEnvelope<T>(projectId: number, type: PayloadType<T>, payload: T, cause: EventCause): EventEnvelope {
+  return buildEnvelope({ aggregateType: 'repository', aggregateKey: `project:${projectId}`, payloadType: type, payload, actor: cause });
 }
 
-/** Outboxes Push: a branch was created, moved or deleted. */
+/** Push: a branch was created, moved or deleted. */
+export function pushEnvelope(push: repositoryEventsV1.Push, cause: EventCause): EventEnvelope {
+  return pushEventEnvelope(push.projectId, EventTypes.Push, push, cause);
+}
+
+/** TagPush: a tag was created, moved or deleted. */
+export function tagPushEnvelope(push: repositoryEventsV1.TagPush, cause: EventCause): EventEnvelope {
+  return pushEventEnvelope(push.projectId, EventTypes.TagPush, push, cause);
+}
+
+/** Outboxes Push. */
 export function recordPush(client: PoolClient, topic: string, push: repositoryEventsV1.Push, cause: EventCause): Promise<void> {
-  return appendPushEvent(client, topic, push.projectId, EventTypes.Push, push, cause);
+  return appendEnvelope(client, topic, pushEnvelope(push, cause));
 }
 
-/** Outboxes TagPush: a tag was created, moved or deleted. */
+/** Outboxes TagPush. */
 export function recordTagPush(client: PoolClient, topic: string, push: repositoryEventsV1.TagPush, cause: EventCause): Promise<void> {
-  return appendPushEvent(client, topic, push.projectId, EventTypes.TagPush, push, cause);
+  return appendEnvelope(client, topic, tagPushEnvelope(push, cause));
 }

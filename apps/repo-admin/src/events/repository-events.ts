@@ -1,5 +1,5 @@
 import type { PoolClient } from '@glp/db';
-import { appendEvent, EventTypes, type PayloadType } from '@glp/events';
+import { appendEvent, buildEnvelope, EventTypes, type EventEnvelope, type PayloadType } from '@glp/events';
 import { repositoryEventsV1 } from '@glp/proto';
 import { systemActor } from '@glp/service-kit';
 
@@ -10,13 +10,24 @@ function appendRepositoryEvent<T>(client: PoolClient, topic: string, projectId: 
   return appendEvent(client, { topic, aggregateType: 'repository', aggregateKey: `project:${projectId}`, payloadType: type, payload, actor: SERVICE }).then(() => undefined);
 }
 
+/** The reason of a failed import an event carries (git's output can be long). */
+const IMPORT_ERROR_MAX_CHARS = 4096;
+
 /** Outboxes RepositoryImportStateChanged: the copy of a fork's repository started, finished or failed. */
 export function recordImportState(client: PoolClient, topic: string, projectId: number, state: repositoryEventsV1.ImportState, error = ''): Promise<void> {
   return appendRepositoryEvent(client, topic, projectId, EventTypes.RepositoryImportStateChanged,
-    repositoryEventsV1.RepositoryImportStateChanged.fromPartial({ projectId, state, error }));
+    repositoryEventsV1.RepositoryImportStateChanged.fromPartial({ projectId, state, error: error.slice(0, IMPORT_ERROR_MAX_CHARS) }));
 }
 
-/** Outboxes RepositoryChanged: what the repository now is (empty, default branch, when refs last moved). */
+/** RepositoryChanged: what the repository now is (empty, default branch, when refs last moved). */
+export function repositoryChangedEnvelope(r: { projectId: number; empty: boolean; defaultBranch: string; pushedAt?: Date }): EventEnvelope {
+  return buildEnvelope({
+    aggregateType: 'repository', aggregateKey: `project:${r.projectId}`, payloadType: EventTypes.RepositoryChanged, actor: SERVICE,
+    payload: repositoryEventsV1.RepositoryChanged.fromPartial({ projectId: r.projectId, empty: r.empty, defaultBranch: r.defaultBranch, pushedAt: r.pushedAt }),
+  });
+}
+
+/** Outboxes RepositoryChanged. */
 export function recordRepositoryChanged(
   client: PoolClient, topic: string, r: { projectId: number; empty: boolean; defaultBranch: string; pushedAt?: Date },
 ): Promise<void> {

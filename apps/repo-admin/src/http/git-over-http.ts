@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { closeHttpServer, type Logger } from '@glp/service-kit';
 import type { RepoAdminDeps } from '../app/deps';
+import { PushEventHandOff } from '../app/push-event-handoff';
 import { PushSessions } from '../app/push-sessions';
 import { pushRulesPolicy } from '../app/push-rules-check';
 import { DEFAULT_PUSH_POLICIES } from '../domain/push-policy';
@@ -7,10 +9,14 @@ import { installGitHooks } from '../disk/git-hooks';
 import { startGitHttpServer } from './git-http-server';
 import { startHookServer } from './hook-server';
 
+/** The spool of pushes' events under the storage root (next to `@hashed` and `@uploads`). */
+export const PUSH_EVENTS_SPOOL = '@push-events';
+
 /**
  * Git over HTTP in repo-admin: the receive hooks written to a private directory, the Unix socket they call, and the HTTP
- * listener the gateway proxies clones, fetches and pushes to. `stop` closes the listener (in-flight requests get
- * `graceMs`), then the hooks' socket (a push finishing calls it), then removes the hooks.
+ * listener the gateway proxies clones, fetches and pushes to, and the hand-off of pushes' events (spool in
+ * `<storageRoot>/@push-events`). `stop` closes the listener (in-flight requests get `graceMs`), then the hooks' socket (a
+ * push finishing calls it), then removes the hooks and stops the hand-off (what is still spooled waits for the next start).
  */
 export async function startGitOverHttp(
   deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'> & Partial<Pick<RepoAdminDeps, 'pushRules'>>,
@@ -20,7 +26,11 @@ export async function startGitOverHttp(
   // The project's push rule is checked after GitLab's access, branch and tag checks (EE ChangeAccess#exec order).
   const pushRules = deps.pushRules;
   const pushPolicies = pushRules ? [...DEFAULT_PUSH_POLICIES, pushRulesPolicy({ ...deps, pushRules })] : undefined;
-  const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies, repositoryWaitMs: opts.repositoryWaitMs };
+  const pushEvents = new PushEventHandOff({ pool: deps.pool, logger: deps.logger, dir: path.join(deps.storageRoot, PUSH_EVENTS_SPOOL) });
+  await pushEvents.start();
+  const gitDeps = {
+    ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies, repositoryWaitMs: opts.repositoryWaitMs, pushEvents,
+  };
   const hookServer = await startHookServer(gitDeps, hooks.socketPath);
   const { server, port } = await startGitHttpServer(gitDeps, opts);
   return {
@@ -30,6 +40,7 @@ export async function startGitOverHttp(
       await closeHttpServer(server, graceMs);
       await closeHttpServer(hookServer, 1000);
       await hooks.remove();
+      await pushEvents.stop();
     },
   };
 }

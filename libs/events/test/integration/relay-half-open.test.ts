@@ -3,11 +3,10 @@
 // client-side query timeout gives up on it, the server's idle_in_transaction_session_timeout
 // (or an operator's pg_terminate_backend) ends the session and releases the lock, and the
 // next lock holder republishes the one batch that was in flight.
-import { eventually } from '@glp/testing';
+import { eventually, TcpProxy } from '@glp/testing';
 import { OutboxRelay, type Kafka } from '../../src';
 import { analyse, contiguous, fillOutbox, readTopic, withAfterSend } from './outbox-drain';
 import { count, setUpHarness, type Harness } from './harness';
-import { TcpProxy } from './tcp-proxy';
 
 const BATCH = 50;
 const KEYS = 10;

@@ -1,6 +1,6 @@
-// A TCP proxy that can turn its open connections into black holes: bytes are dropped in
-// both directions and neither side is closed, as a half-open connection (a peer gone
-// without FIN/RST, a partition) looks to both ends. New connections still pass.
+// A TCP proxy in front of a server (PostgreSQL, Kafka) for failure tests: it can turn its open connections into black
+// holes (bytes dropped both ways, neither side closed, as a half-open connection looks to both ends; new connections
+// still pass), or take the server away (open connections reset, new ones refused) and bring it back.
 import net from 'node:net';
 
 interface Pair {
@@ -11,6 +11,7 @@ interface Pair {
 
 export class TcpProxy {
   private readonly pairs = new Set<Pair>();
+  private down = false;
 
   private constructor(
     private readonly server: net.Server,
@@ -32,6 +33,17 @@ export class TcpProxy {
     return n;
   }
 
+  /** The server is unreachable from now on: open connections are reset, new ones closed at once (a database blip). */
+  cut(): void {
+    this.down = true;
+    for (const p of this.pairs) if (!p.frozen) p.client.destroy(), p.server.destroy();
+  }
+
+  /** New connections pass again. */
+  restore(): void {
+    this.down = false;
+  }
+
   /** `url` with its host:port replaced by the proxy's. */
   url(url: string): string {
     const u = new URL(url);
@@ -47,6 +59,11 @@ export class TcpProxy {
   }
 
   private accept(client: net.Socket, host: string, port: number): void {
+    if (this.down) {
+      client.on('error', () => undefined);
+      client.destroy();
+      return;
+    }
     const server = net.connect(port, host);
     const pair: Pair = { client, server, frozen: false };
     this.pairs.add(pair);
