@@ -1,6 +1,6 @@
 import type { PushRuleSettings } from './push-rule-attributes';
 import { FILES_DENYLIST } from './secret-files';
-import { untrustedMatch } from './untrusted-regexp';
+import { untrustedMatch } from '@glp/untrusted-regexp';
 
 /**
  * Push-time enforcement of a project's push rule, pure (no I/O): GitLab EE `ee/lib/ee/gitlab/checks/change_access.rb`
