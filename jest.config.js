@@ -8,7 +8,7 @@
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
-const moduleNameMapper = { '^@glp/(proto|service-kit|db|events|testing|url-guard|secret-box)$': '<rootDir>/libs/$1/src/index.ts' };
+const moduleNameMapper = { '^@glp/(proto|service-kit|db|events|testing|url-guard|secret-box|untrusted-regexp)$': '<rootDir>/libs/$1/src/index.ts' };
 const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
 const withInfra = {
   ...common,

@@ -20,6 +20,8 @@ export const hooksEnv = z.object({
   ...processedEventsEnv,
   /** Consumer group of its project / webhook-dispatcher events consumer. */
   KAFKA_CONSUMER_GROUP: env.str('hooks'),
+  /** GitLab's `project_hooks` plan limit: hooks one project may have (0 = no limit). */
+  PROJECT_HOOKS_LIMIT: env.int(100, 0, 1_000_000),
   /** Seals hook tokens, URLs, url variables and custom headers at rest; empty: derived from ACTOR_SECRET. */
   HOOKS_SECRETS_KEY: env.str(''),
 });

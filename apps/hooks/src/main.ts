@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   onShutdown('event consumer', () => consumer.stop());
 
   const deps: HooksDeps = {
-    pool, identity, projects, dispatcher, topic,
+    pool, identity, projects, dispatcher, topic, projectHooksLimit: config.PROJECT_HOOKS_LIMIT,
     secretBox: new SecretBox(config.HOOKS_SECRETS_KEY || config.ACTOR_SECRET),
   };
   const grpc = await startGrpcServer({

@@ -16,6 +16,8 @@ export interface HooksDeps {
   secretBox: SecretBox;
   /** The hooks topic (HookUpdated, HookDeleted). */
   topic: string;
+  /** GitLab's `project_hooks` plan limit: hooks a project may have (0: no limit); default 100. */
+  projectHooksLimit?: number;
   /** Every address of a host (injectable for tests); default: DNS within 15 s. */
   resolve?: (host: string) => Promise<string[]>;
 }

@@ -4,8 +4,11 @@ import { recordNotFound, type Actor } from '@glp/service-kit';
 import { isBranchFilterStrategy } from '../domain/branch-filter';
 import { applyChanges, isEmptyChange, type Applied, type HookChanges } from '../domain/hook-attributes';
 import { createRefused, errorBody400, NO_PARAMETERS, updateRefused } from '../domain/hook-errors';
+import { DEFAULT_PROJECT_HOOKS_LIMIT, hooksLimitError, hooksLimitReached } from '../domain/hook-limits';
 import { recordHookDeleted, recordHookUpdated } from '../events/hook-events';
-import { deleteHook as deleteRow, findHook, insertHook, listHooks as listRows, updateHook as updateRow, type HookRow } from '../store/hooks-store';
+import {
+  countProjectHooks, deleteHook as deleteRow, findHook, insertHook, listHooks as listRows, lockProjectHooks, updateHook as updateRow, type HookRow,
+} from '../store/hooks-store';
 import type { HooksDeps } from './deps';
 import { recordOf, stateOf } from './hook-codec';
 import { projectForHooks } from './project-access';
@@ -54,13 +57,24 @@ async function validate(deps: HooksDeps, applied: Applied): Promise<Applied['err
   return errors;
 }
 
+/**
+ * POST: the model's validations, the project's hook limit among them (`Limitable`, on create only: "Maximum number of
+ * project hooks (100) exceeded", nothing stored). The limit is checked again in the insert's transaction under a
+ * per-project lock, so concurrent creates cannot pass it together.
+ */
 export async function createHook(deps: HooksDeps, actor: Actor, ref: hooksV1.ProjectRef | undefined, changes: HookChanges): Promise<HookRow> {
   const projectId = await projectForHooks(deps, actor, ref);
   checkStrategy(changes);
+  const limit = deps.projectHooksLimit ?? DEFAULT_PROJECT_HOOKS_LIMIT;
   const applied = applyChanges(undefined, changes);
   const errors = await validate(deps, applied);
+  if (hooksLimitReached(await countProjectHooks(deps.pool, projectId), limit)) errors.base = [hooksLimitError(limit)];
   if (Object.keys(errors).length > 0) throw createRefused(errors);
-  return withTransaction(deps.pool, (client) => insertHook(client, projectId, recordOf(deps.secretBox, applied.state)));
+  return withTransaction(deps.pool, async (client) => {
+    await lockProjectHooks(client, projectId);
+    if (hooksLimitReached(await countProjectHooks(client, projectId), limit)) throw createRefused({ base: [hooksLimitError(limit)] });
+    return insertHook(client, projectId, recordOf(deps.secretBox, applied.state));
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import { untrustedMatch, untrustedRegexpError } from '@glp/untrusted-regexp';
 
 /**
  * The push-events branch filter of a project hook (GitLab `app/services/active_hook_filter.rb`,
@@ -42,13 +42,9 @@ export function normaliseBranchFilter(strategy: BranchFilterStrategy, value: str
   if (strategy === 'all_branches') return { value: null, errors: [] };
   if (value === null) return { value: null, errors: [] };
   if (strategy === 'regex') {
-    try {
-      RE2JS.compile(value);
-      return { value, errors: [] };
-    } catch (err) {
-      // UntrustedRegexpValidator: "not valid RE2 syntax: <RegexpError message>"
-      return { value, errors: [`not valid RE2 syntax: ${(err as Error).message}`] };
-    }
+    // UntrustedRegexpValidator: "not valid RE2 syntax: <RE2's message>"
+    const error = untrustedRegexpError(value);
+    return { value, errors: error ? [error] : [] };
   }
   // WildcardBranchFilterValidator squishes the value in place (what is saved), ignores blanks.
   const squished = squish(value);
@@ -64,28 +60,6 @@ export function branchName(ref: string): string | undefined {
   return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
 }
 
-/**
- * Compiled filters by (flags, source): MatchHooks asks for every hook of a project on every push, and a filter changes
- * far less often than it is matched. Bounded (the oldest entry goes); a pattern that does not compile is remembered
- * as `null` (matches nothing) rather than compiled again.
- */
-const compiled = new Map<string, RE2JS | null>();
-const COMPILED_MAX = 1000;
-function compileCached(source: string, flags: number): RE2JS | null {
-  const key = `${flags}:${source}`;
-  let re = compiled.get(key);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(source, flags);
-    } catch {
-      re = null;
-    }
-    if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, re);
-  }
-  return re;
-}
-
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
@@ -94,9 +68,8 @@ function escapeRegExp(s: string): string {
 export function wildcardMatches(filter: string, branch: string): boolean {
   if (filter === branch) return true;
   if (!filter.includes('*')) return false;
-  const source = `^${filter.split('*').map(escapeRegExp).join('.*?')}$`;
-  // Linear in practice: only literals and lazy `.*?` (RE2 anyway, so no backtracking blow-up on long names).
-  return compileCached(source, RE2JS.DOTALL)?.testExact(branch) ?? false;
+  // RE2 (`(?s)`: `*` spans line breaks too), compiled once per filter by the shared cache.
+  return untrustedMatch(`(?s)^${filter.split('*').map(escapeRegExp).join('.*?')}$`, branch, false, false);
 }
 
 /**
@@ -112,7 +85,7 @@ export function hookWantsRef(hook: { strategy: string; filter: string | null }, 
     case 'all_branches':
       return true;
     case 'regex':
-      return compileCached(hook.filter, 0)?.test(branch) ?? false;
+      return untrustedMatch(hook.filter, branch, false, false);
     case 'wildcard':
       return wildcardMatches(hook.filter, branch);
     default:

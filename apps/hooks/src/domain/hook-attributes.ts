@@ -188,7 +188,8 @@ export function applyChanges(before: HookState | undefined, c: HookChanges): App
 
 /** ActiveModel's `full_messages.to_sentence`: "Token is invalid and Custom webhook template is too long (...)". */
 export function fullMessagesSentence(errors: FieldErrors): string {
-  const messages = Object.entries(errors).flatMap(([attr, list]) => list.map((m) => `${humanize(attr)} ${m}`));
+  // Errors on :base (a plan limit) are full messages of their own, as ActiveModel's `full_message` leaves them.
+  const messages = Object.entries(errors).flatMap(([attr, list]) => list.map((m) => (attr === 'base' ? m : `${humanize(attr)} ${m}`)));
   if (messages.length <= 1) return messages[0] ?? '';
   if (messages.length === 2) return `${messages[0]} and ${messages[1]}`;
   return `${messages.slice(0, -1).join(', ')}, and ${messages[messages.length - 1]}`;

@@ -80,6 +80,20 @@ export async function findHook(db: Queryable, projectId: number, hookId: number,
   return rows[0];
 }
 
+/** How many hooks a project has. */
+export async function countProjectHooks(db: Queryable, projectId: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM hooks WHERE project_id = $1', [projectId]);
+  return rows[0]!.n;
+}
+
+/**
+ * Serialises the creates of one project's hooks until the transaction ends, so that the count a create checks against
+ * the limit is still true when it inserts (two creates at once cannot both take the last place).
+ */
+export async function lockProjectHooks(db: PoolClient, projectId: number): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '.project_hooks.' || $1::text, 0))", [projectId]);
+}
+
 export async function insertHook(db: PoolClient, projectId: number, r: HookRecord): Promise<HookRow> {
   const cols = ['project_id', ...BASE_COLUMNS];
   const { rows } = await db.query<HookRow>(

@@ -23,13 +23,14 @@ describe('hooks service against PostgreSQL', () => {
   const schema = uniqueName('it_hooks');
   let pool: Pool;
   let service: ReturnType<typeof hooksService>;
+  let deps: HooksDeps;
   let settings = { allowLocalRequestsFromWebHooksAndServices: false, outboundLocalRequestsAllowlist: [] as string[], denyAllRequestsExceptAllowed: false };
   let identityDown = false;
   const levels: Record<string, number> = { '100:1': 40, '100:2': 30, '200:1': 40 };
   const projects = {
     getProject: jest.fn(async (r: projectsV1.GetProjectRequest, o?: { actor?: Actor }) => {
       const id = r.selector?.$case === 'id' ? r.selector.value : 0;
-      if (id !== 100 && id !== 200) throw new DomainError('not_found', 'Project');
+      if (id !== 100 && id !== 200 && id !== 400) throw new DomainError('not_found', 'Project');
       return { project: projectsV1.Project.fromPartial({ id, callerAccessLevel: levels[`${id}:${o?.actor?.id}`] ?? 0 }) };
     }),
   };
@@ -52,7 +53,7 @@ describe('hooks service against PostgreSQL', () => {
     const { databaseUrl } = infraFromEnv();
     await migrateHooks(databaseUrl, schema);
     pool = createPool({ url: databaseUrl, schema, max: 4 });
-    const deps: HooksDeps = {
+    deps = {
       pool, projects, identity, dispatcher, secretBox: new SecretBox('test-key'), topic: 'test.hooks',
       resolve: async (host) => {
         const found = dns[host];
@@ -196,5 +197,23 @@ describe('hooks service against PostgreSQL', () => {
     await withTransaction(pool, (c) => onProjectDeleted(c, 'test.hooks', projectEventsV1.ProjectDeleted.fromPartial({ projectId: 100 })));
     expect((await pool.query('SELECT count(*)::int AS n FROM hooks WHERE project_id = 100')).rows[0].n).toBe(0);
     expect(await events('HookDeleted')).toBe(before + count);
+  });
+  it('keeps a project to its hooks limit, even against concurrent creates: GitLab\'s 422 message, nothing stored beyond it', async () => {
+    const P3: hooksV1.ProjectRef = { selector: { $case: 'id', value: 400 } };
+    levels['400:1'] = 40;
+    const limited = hooksService({ ...(deps as object), projectHooksLimit: 3 } as never);
+    const attempts = await Promise.allSettled(Array.from({ length: 8 }, (_, i) =>
+      limited.createHook({ project: P3, input: { url: `http://hooks.example.com/c${i}`, events: {} } }, ctx(maintainer))));
+    expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(3);
+    for (const refused of attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected')) {
+      expect([refused.reason.kind, refused.reason.fields]).toEqual(['unprocessable', { error: ['Maximum number of project hooks (3) exceeded'] }]);
+    }
+    expect((await pool.query('SELECT count(*)::int AS n FROM hooks WHERE project_id = 400')).rows[0].n).toBe(3);
+    // With another error too, GitLab's sentence names both.
+    const both = await rejection(limited.createHook({ project: P3, input: { url: 'http://hooks.example.com/d', customWebhookTemplate: 'x'.repeat(4097), events: {} } }, ctx(maintainer)));
+    expect(both.fields?.error?.[0]).toMatch(/^Custom webhook template .+ and Maximum number of project hooks \(3\) exceeded$/);
+    // An edit is not a create: the limit does not stop it.
+    const [first] = (await limited.listHooks({ project: P3, page: 1, perPage: 20 }, ctx(maintainer))).hooks;
+    expect((await limited.updateHook({ project: P3, hookId: first!.id, input: { name: 'renamed', events: {} } }, ctx(maintainer))).hook!.name).toBe('renamed');
   });
 });

@@ -2,7 +2,7 @@ import type { PoolClient } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
 import { forbidden, invalid, notFound, type Actor } from '@glp/service-kit';
 import { IMPORT_SCHEMES, maskedUrl, vetUrl } from '@glp/url-guard';
-import { applyMirrorSettings, importUrlBlocked, NO_MIRROR, type MirrorConfig } from '../domain/import-rules';
+import { applyMirrorSettings, importUrlBlocked, mirrorSettingsErrors, NO_MIRROR, type MirrorConfig } from '../domain/import-rules';
 import { findImportSource, upsertImportSource } from '../store/import-sources-store';
 import type { ProjectsDeps } from './deps';
 
@@ -20,6 +20,8 @@ export interface VettedImport {
  */
 export async function vetImport(deps: ProjectsDeps, url: string, mirror: projectsV1.MirrorSettings | undefined): Promise<VettedImport> {
   if (!deps.secretBox) throw invalid(importUrlBlocked('Imports are not enabled on this instance'));
+  const settingsErrors = mirrorSettingsErrors(mirror);
+  if (settingsErrors) throw invalid(settingsErrors);
   const vetted = await vetUrl(url, { schemes: IMPORT_SCHEMES, allowLocalNetwork: deps.importRules?.allowLocalNetwork ?? false, allowlist: deps.importRules?.allowlist ?? [] });
   if (!vetted.ok) throw invalid(importUrlBlocked(vetted.reason));
   return { url, mirror: applyMirrorSettings(NO_MIRROR, mirror) };

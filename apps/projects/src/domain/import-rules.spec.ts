@@ -1,4 +1,4 @@
-import { applyMirrorSettings, importUrlBlocked, NO_MIRROR, planImportEdit } from './import-rules';
+import { applyMirrorSettings, importUrlBlocked, mirrorSettingsErrors, NO_MIRROR, planImportEdit } from './import-rules';
 
 describe('import rules', () => {
   it('applies only the mirror settings a request set', () => {
@@ -6,6 +6,17 @@ describe('import rules', () => {
     expect(on).toEqual({ ...NO_MIRROR, mirror: true, mirrorUserId: 3 });
     expect(applyMirrorSettings(on, { mirrorTriggerBuilds: true })).toEqual({ ...on, mirrorTriggerBuilds: true });
     expect(applyMirrorSettings(on, undefined)).toBe(on);
+  });
+
+  it('validates mirror_branch_regex when saved: RE2 syntax (no backreference, no lookaround), at most 255 characters', () => {
+    const source = { ...NO_MIRROR, mirror: true, mirrorUserId: 1 };
+    expect(planImportEdit(source, { mirror: { mirrorBranchRegex: '^(feature|release)/' } }, 5)).toMatchObject({ kind: 'changed' });
+    expect(planImportEdit(source, { mirror: { mirrorBranchRegex: '(a)\\1' } }, 5))
+      .toEqual({ kind: 'invalid', errors: { 'project_setting.mirror_branch_regex': ['not valid RE2 syntax: invalid escape sequence: \\1'] } });
+    expect(mirrorSettingsErrors({ mirrorBranchRegex: '^(?=x)' })).toEqual({ 'project_setting.mirror_branch_regex': ['not valid RE2 syntax: invalid perl operator: (?='] });
+    expect(mirrorSettingsErrors({ mirrorBranchRegex: 'a'.repeat(256) })).toEqual({ 'project_setting.mirror_branch_regex': ['is too long (maximum is 255 characters)'] });
+    expect(mirrorSettingsErrors({ mirrorBranchRegex: '^(a+)+$' })).toBeUndefined(); // RE2 runs it in linear time
+    expect(mirrorSettingsErrors({ mirror: true })).toBeUndefined();
   });
 
   it('words a blocked URL as GitLab’s model error', () => {

@@ -1,4 +1,5 @@
 import type { projectsV1 } from '@glp/proto';
+import { untrustedRegexpError } from '@glp/untrusted-regexp';
 
 /** The pull mirror configuration as stored (defaults: GitLab's). */
 export interface MirrorConfig {
@@ -28,6 +29,24 @@ export function applyMirrorSettings(current: MirrorConfig, set: projectsV1.Mirro
   };
 }
 
+/** GitLab's `ProjectSetting` validation of `mirror_branch_regex`: at most 255 characters. */
+export const MIRROR_BRANCH_REGEX_MAX = 255;
+
+/**
+ * The model errors of the mirror settings sent (`ee/app/models/ee/project_setting.rb`: `mirror_branch_regex` is an
+ * `untrusted_regexp` — RE2, checked when saved — of at most 255 characters), keyed as GitLab reports an autosaved
+ * association's errors; undefined when there are none.
+ */
+export function mirrorSettingsErrors(set: projectsV1.MirrorSettings | undefined): Record<string, string[]> | undefined {
+  const regex = set?.mirrorBranchRegex;
+  if (!regex) return undefined;
+  const messages: string[] = [];
+  const syntax = untrustedRegexpError(regex);
+  if (syntax) messages.push(syntax);
+  if ([...regex].length > MIRROR_BRANCH_REGEX_MAX) messages.push(`is too long (maximum is ${MIRROR_BRANCH_REGEX_MAX} characters)`);
+  return messages.length ? { 'project_setting.mirror_branch_regex': messages } : undefined;
+}
+
 /** The model error of a blocked import URL (`Project` validates `import_url` with the URL blocker). */
 export const importUrlBlocked = (reason: string) => ({ import_url: [`is blocked: ${reason}`] });
 
@@ -46,6 +65,8 @@ export function planImportEdit(
   current: MirrorConfig | undefined, edit: { url?: string; mirror?: projectsV1.MirrorSettings }, editorId: number,
 ): ImportEditResult {
   if (edit.url === undefined && !edit.mirror) return { kind: 'unchanged' };
+  const settingsErrors = mirrorSettingsErrors(edit.mirror);
+  if (settingsErrors) return { kind: 'invalid', errors: settingsErrors };
   const before = current ?? NO_MIRROR;
   const next = applyMirrorSettings(before, edit.mirror);
   if (next.mirror && !current && edit.url === undefined) return { kind: 'invalid', errors: { import_url: ["can't be blank"] } };

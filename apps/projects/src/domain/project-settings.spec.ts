@@ -34,6 +34,13 @@ describe('container expiration policy and the other kept 4.4 settings', () => {
     expect(settingsErrors({ containerExpirationPolicyEnabled: true })).toEqual({}); // name_regex not sent: its default '.*'
   });
 
+  it('checks the regexes as RE2 (what runs them), not JavaScript: backreferences and lookarounds are refused', () => {
+    expect(settingsErrors({ containerExpirationPolicyEnabled: true, containerExpirationPolicyNameRegex: '(a)\\1', containerExpirationPolicyNameRegexKeep: 'x(?!y)' })).toEqual({
+      'container_expiration_policy.name_regex': ['not valid RE2 syntax: invalid escape sequence: \\1'],
+      'container_expiration_policy.name_regex_keep': ['not valid RE2 syntax: invalid perl operator: (?!'],
+    });
+  });
+
   it('schedules the next run one cadence after a save (months of 30 days), or after creation when never saved', () => {
     const at = new Date('2030-01-31T10:00:00.000Z');
     expect(containerPolicyNextRunAt('1d', at)).toBe('2030-02-01T10:00:00.000Z');

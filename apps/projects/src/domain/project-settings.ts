@@ -1,5 +1,6 @@
 import type { projectsV1 } from '@glp/proto';
 import type { FieldErrors } from '@glp/service-kit';
+import { untrustedRegexpError } from '@glp/untrusted-regexp';
 import type { VisibilityLevel } from './visibility';
 
 export type Settings = projectsV1.ProjectSettings;
@@ -158,15 +159,8 @@ export const CONTAINER_POLICY_CADENCES = ['1d', '7d', '14d', '1month', '3month']
 const CONTAINER_POLICY_OLDER_THAN = ['7d', '14d', '30d', '90d'];
 const CONTAINER_POLICY_KEEP_N = [1, 5, 10, 25, 50, 100];
 
-/** A regex GitLab accepts (`untrusted_regexp`, RE2); checked with the JavaScript engine, which is close for these patterns. */
-function regexpError(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern);
-    return undefined;
-  } catch (err) {
-    return `not valid RE2 syntax: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`;
-  }
-}
+/** A regex GitLab accepts (`untrusted_regexp`: RE2 syntax, which is what it will be run with). */
+const regexpError = untrustedRegexpError;
 
 /**
  * ContainerExpirationPolicy's validations on the settings sent (a create) or as they will be (an edit): cadence present

@@ -50,6 +50,20 @@ describe('push rule enforcement (ee/lib/ee/gitlab/checks/*)', () => {
     expect(denied({ commit_message_negative_regex: 'ssh:' }, push())).toBeUndefined();
   });
 
+  it('checks the commits of every ref a push creates or moves: tags too, so a refused commit cannot land as a tag first', () => {
+    const tag = push({ changes: [{ ref: 'refs/tags/v1', oldRev: Z, newRev: B }] });
+    expect(denied({ commit_message_regex: '^JIRA-\\d+' }, tag)).toBe("Commit message does not follow the pattern '^JIRA-\\d+'");
+    expect(denied({ author_email_regex: '@corp\\.com$' }, tag)).toBe("Committer's email 'ann@example.com' does not follow the pattern '@corp\\.com$'");
+    expect(denied({ reject_unsigned_commits: true }, push({ ...tag, commits: [commit({ signed: false })] }))).toBe('Commit must be signed with a GPG key');
+    expect(denied({ member_check: true }, tag, { knownEmails: new Set() })).toBe("Author 'ann@example.com' is not a member of team");
+    expect(lookupsNeeded(rule({ member_check: true, commit_committer_check: true }), tag)).toEqual({ emails: ['ann@example.com'], pusher: true });
+    // A moved tag, and a ref of any other kind repo-admin let through, are checked the same way.
+    expect(denied({ commit_message_regex: '^JIRA' }, push({ changes: [{ ref: 'refs/tags/v1', oldRev: A, newRev: B }] }))).toBeDefined();
+    expect(denied({ commit_message_regex: '^JIRA' }, push({ changes: [{ ref: 'refs/foo/x', oldRev: Z, newRev: B }] }))).toBeDefined();
+    // Deleting a tag brings no commit.
+    expect(denied({ commit_message_regex: '^JIRA' }, push({ changes: [{ ref: 'refs/tags/v1', oldRev: A, newRev: Z }], commits: [] }))).toBeUndefined();
+  });
+
   it('author_email_regex: the committer first, then the author', () => {
     const r = { author_email_regex: '@example\\.com$' };
     expect(denied(r, push({ commits: [commit({ committerEmail: 'c@evil.org', authorEmail: 'a@evil.org' })] })))

@@ -1,6 +1,6 @@
 import type { PushRuleSettings } from './push-rule-attributes';
 import { FILES_DENYLIST } from './secret-files';
-import { untrustedMatch } from './untrusted-regexp';
+import { untrustedMatch } from '@glp/untrusted-regexp';
 
 /**
  * Push-time enforcement of a project's push rule, pure (no I/O): GitLab EE `ee/lib/ee/gitlab/checks/change_access.rb`
@@ -93,13 +93,13 @@ export function planFor(r: PushRuleSettings | undefined): PushPlan {
 /** The lookups a push needs: member_check → identity FindUsersByEmails; committer checks → the pusher's user. */
 export function lookupsNeeded(r: PushRuleSettings, input: PushInput): { emails: string[]; pusher: boolean } {
   const emails = new Set<string>();
-  if (r.member_check && branchUpdated(input)) {
+  if (r.member_check && refUpdated(input)) {
     for (const c of input.commits) {
       emails.add(c.authorEmail.toLowerCase());
       if (committerDiffers(c)) emails.add(c.committerEmail.toLowerCase());
     }
   }
-  return { emails: [...emails].filter((e) => e !== ''), pusher: (r.commit_committer_check || r.commit_committer_name_check) && branchUpdated(input) };
+  return { emails: [...emails].filter((e) => e !== ''), pusher: (r.commit_committer_check || r.commit_committer_name_check) && refUpdated(input) };
 }
 
 // GitLab compares `commit.author_email.casecmp(commit.committer_email) == -1` (only a committer sorting before the
@@ -112,9 +112,13 @@ const deletion = (c: RefChange) => isZero(c.newRev);
 const branchOf = (ref: string) => (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined);
 const tagOf = (ref: string) => (ref.startsWith('refs/tags/') ? ref.slice('refs/tags/'.length) : undefined);
 
-/** Commit checks run for branch pushes that are not deletions (`push_rule_branch_check`: `return if deletion?`). */
-function branchUpdated(input: PushInput): boolean {
-  return input.changes.some((c) => branchOf(c.ref) !== undefined && !deletion(c));
+/**
+ * Commit checks run for every push that creates or moves a ref, tags included. GitLab runs them for branch pushes only
+ * (`push_rule_branch_check`), so a commit refused on a branch could land as a tag first and then on a branch, no longer
+ * new to the repository; checking the commits of every ref closes that walk-around.
+ */
+function refUpdated(input: PushInput): boolean {
+  return input.changes.some((c) => !deletion(c));
 }
 
 const deny = (message: string): PushDecision => ({ allowed: false, message });
@@ -192,7 +196,7 @@ export function checkPush(r: PushRuleSettings | undefined, input: PushInput, loo
     const error = refError(r, change, input.defaultBranch);
     if (error) return deny(error);
   }
-  if (commitValidation(r) && branchUpdated(input)) {
+  if (commitValidation(r) && refUpdated(input)) {
     for (const c of input.commits) {
       const error = commitError(r, c, lookups);
       if (error) return deny(error);

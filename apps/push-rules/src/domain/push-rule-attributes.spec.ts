@@ -1,5 +1,5 @@
 import { applyChanges, DEFAULT_SETTINGS, isEmptyChange, validateSettings } from './push-rule-attributes';
-import { re2Message, re2SyntaxError } from './untrusted-regexp';
+import { re2Message, re2SyntaxError } from '@glp/untrusted-regexp';
 
 describe('push rule validation (PushRuleable, UntrustedRegexpValidator)', () => {
   it('accepts the defaults and valid RE2 patterns', () => {

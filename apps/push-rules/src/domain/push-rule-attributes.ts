@@ -1,4 +1,4 @@
-import { re2SyntaxError } from './untrusted-regexp';
+import { re2SyntaxError } from '@glp/untrusted-regexp';
 
 /**
  * A project's push rule and what a create or an edit may change (GitLab EE `ee/lib/api/project_push_rule.rb`,

@@ -34,8 +34,10 @@ export const commitWeight = (c: WalkedCommit) =>
 
 /**
  * The commits a push brings that the repository does not have yet, oldest first, read with git's own plumbing in the
- * push's quarantine environment (pre-receive: the objects are readable, no ref moved, so `--all` is what the repository
- * already had): `git rev-list --reverse --topo-order <tips> --not --all` (commits shared by several refs come once), streamed; per
+ * push's quarantine environment (pre-receive: the objects are readable, no ref moved, so `--branches --tags` is what
+ * the repository already had on its branches and tags): `git rev-list --reverse --topo-order <tips> --not --branches
+ * --tags` (commits shared by several refs come once; a commit reachable only from some other ref, which no push check
+ * saw, counts as new), streamed; per
  * batch one `git cat-file --batch` lookup per commit (message, author, committer, `gpgsig`), one
  * `git diff-tree --stdin -r -M --root -z --always` for the changed paths when `files`, and one long-lived
  * `git cat-file --batch-check` for the new blobs' sizes when `sizes`. Batches are yielded one at a time: rev-list is not
@@ -48,7 +50,7 @@ export async function* walkNewCommits(
   for (const tip of tips) if (!OID.test(tip)) throw new Error(`not an object id: ${tip.slice(0, 80)}`);
   if (!tips.length) return;
   const batchSize = opts.batchSize ?? PUSH_RULES_BATCH_COMMITS;
-  const args = ['-C', dir, 'rev-list', '--reverse', '--topo-order', ...tips, '--not', '--all'];
+  const args = ['-C', dir, 'rev-list', '--reverse', '--topo-order', ...tips, '--not', '--branches', '--tags'];
   const revList = spawn(git.gitBin, args, {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...BASE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,14 @@ describe('pull mirror rules', () => {
     expect(mirroredBranch('x', 'main', { ...opts, branchRegex: '(' })).toBe(false);
   });
 
+  it('matches mirror_branch_regex in linear time: a catastrophic pattern on a hostile branch name answers at once', () => {
+    const started = process.hrtime.bigint();
+    expect(mirroredBranch(`${'a'.repeat(28)}!`, 'main', { ...opts, branchRegex: '^(a+)+$' })).toBe(false);
+    expect(mirroredBranch(`${'a'.repeat(40)}!`, 'main', { ...opts, branchRegex: '^(a|aa)+$' })).toBe(false);
+    expect(mirroredBranch('a'.repeat(40), 'main', { ...opts, branchRegex: '^(a+)+$' })).toBe(true);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(500);
+  });
+
   it('creates, fast-forwards, leaves equal branches, and overwrites diverged ones only when asked', () => {
     expect(decideBranch(undefined, 'b', false, false)).toBe('create');
     expect(decideBranch('a', 'a', true, false)).toBe('unchanged');

@@ -1,10 +1,11 @@
+import { untrustedMatch } from '@glp/untrusted-regexp';
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-updates';
 
 /** The mirror configuration repo-admin receives from projects (GetImportSource). */
 export interface MirrorOptions {
   onlyProtectedBranches: boolean;
   overwriteDiverged: boolean;
-  /** GitLab's `mirror_branch_regex` (RE2 there; JavaScript here): only matching branches are mirrored. */
+  /** GitLab's `mirror_branch_regex` (RE2, linear time): only matching branches are mirrored. */
   branchRegex: string | undefined;
 }
 
@@ -14,17 +15,12 @@ export const DIVERGED_ERROR = 'Some refs have diverged and have not been updated
 /**
  * Which upstream branches a pull mirror takes (`Projects::UpdateMirrorService#update_branches`): all; with
  * `only_mirror_protected_branches` the protected ones (no branch protection exists here yet: the default branch, which
- * GitLab protects by default); with `mirror_branch_regex` those matching it. An invalid regex mirrors nothing.
+ * GitLab protects by default); with `mirror_branch_regex` those matching it (`Gitlab::UntrustedRegexp`: RE2, so no
+ * pattern and branch name can hold the job worker). An invalid regex (saved before it was validated) mirrors nothing.
  */
 export function mirroredBranch(branch: string, defaultBranch: string | undefined, opts: MirrorOptions): boolean {
   if (opts.onlyProtectedBranches && branch !== defaultBranch) return false;
-  if (opts.branchRegex) {
-    try {
-      return new RegExp(opts.branchRegex).test(branch);
-    } catch {
-      return false;
-    }
-  }
+  if (opts.branchRegex) return untrustedMatch(opts.branchRegex, branch, false, false);
   return true;
 }
 

@@ -38,6 +38,15 @@ describe('push policy', () => {
     expect(await decidePush(ctx({ changes: [change('refs/heads/x.lock')] }))).toEqual({ allowed: false, message: PUSH_MESSAGES.invalidBranchName });
   });
 
+  it('refuses creating or moving any ref outside refs/heads/ and refs/tags/ (deleting one is fine)', async () => {
+    const outside = { allowed: false, message: 'You cannot push to a ref outside refs/heads/ and refs/tags/.' };
+    expect(await decidePush(ctx({ changes: [change('refs/foo/x')] }))).toEqual(outside);
+    expect(await decidePush(ctx({ changes: [change('refs/merge-requests/1/head', A, B)] }))).toEqual(outside);
+    expect(await decidePush(ctx({ changes: [change('refs/heads/ok'), change('refs/glp-mirror/heads/main')] }))).toEqual(outside);
+    expect(await decidePush(ctx({ changes: [change('refs/heads/')] }))).toEqual(outside);
+    expect((await decidePush(ctx({ changes: [change('refs/foo/x', A, BLANK_SHA1)] }))).allowed).toBe(true);
+  });
+
   it('refuses tags named like the default branch, a commit id or a full ref (GitLab TagCheck)', async () => {
     expect(await decidePush(ctx({ changes: [change('refs/tags/main')] }))).toEqual({ allowed: false, message: 'You cannot use default branch name to create a tag' });
     expect(await decidePush(ctx({ changes: [change(`refs/tags/${B}`)] }))).toEqual({ allowed: false, message: 'You cannot create a tag with a SHA-1 or SHA-256 tag name.' });

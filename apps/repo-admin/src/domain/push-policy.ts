@@ -47,6 +47,8 @@ export const PUSH_MESSAGES = {
   shaTagName: 'You cannot create a tag with a SHA-1 or SHA-256 tag name.',
   /** Not GitLab's (git refuses such names itself before any hook); for names git accepts and this platform does not. */
   invalidBranchName: 'You cannot create a branch with an invalid name.',
+  /** Not GitLab's: refs outside branches and tags are this platform's own (Gitaly hides and refuses its own likewise). */
+  refOutsideNamespaces: 'You cannot push to a ref outside refs/heads/ and refs/tags/.',
 } as const;
 
 /**
@@ -55,6 +57,19 @@ export const PUSH_MESSAGES = {
  */
 export const accessPolicy: PushPolicy = (ctx) =>
   ctx.actor.kind === 'user' && ctx.actor.id > 0 && ctx.service === 'git-receive-pack' ? ALLOWED : refuse(PUSH_MESSAGES.pushCode);
+
+/**
+ * Only branches and tags are pushed. A ref anywhere else (`refs/foo/x`, `refs/merge-requests/…`, this platform's own
+ * `refs/glp-mirror/…`) would bring commits no branch or tag check saw, which a later push of the same commit to a branch
+ * would then no longer count as new; so creating or moving one is refused. Deleting one (left from before) is allowed.
+ */
+export const refNamespacePolicy: PushPolicy = (ctx) => {
+  for (const change of ctx.changes) {
+    if (isBlankRev(change.newRev)) continue;
+    if (branchOf(change.ref) === undefined && tagOf(change.ref) === undefined) return refuse(PUSH_MESSAGES.refOutsideNamespaces);
+  }
+  return ALLOWED;
+};
 
 /** GitLab `BranchCheck`: the default branch is never deleted; no branch is named like a commit id. */
 export const branchPolicy: PushPolicy = (ctx) => {
@@ -89,7 +104,7 @@ export const tagPolicy: PushPolicy = (ctx) => {
 };
 
 /** The policies every push passes, in GitLab's order (access, then per-change branch and tag checks). */
-export const DEFAULT_PUSH_POLICIES: readonly PushPolicy[] = [accessPolicy, branchPolicy, tagPolicy];
+export const DEFAULT_PUSH_POLICIES: readonly PushPolicy[] = [accessPolicy, refNamespacePolicy, branchPolicy, tagPolicy];
 
 /** Runs the policies in order; the first refusal is the answer. */
 export async function decidePush(ctx: PushContext, policies: readonly PushPolicy[] = DEFAULT_PUSH_POLICIES): Promise<PushVerdict> {
