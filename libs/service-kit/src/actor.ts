@@ -22,6 +22,8 @@ export function systemActor(name: string): Actor {
 
 export const ACTOR_HEADER = 'x-glp-actor';
 export const ACTOR_SIGNATURE_HEADER = 'x-glp-actor-sig';
+/** The id of a git grant (gateway → repo-admin): signed with it, and taken once. */
+export const GIT_GRANT_ID_HEADER = 'x-glp-grant-id';
 
 export class ActorVerificationError extends Error {
   constructor(reason: string) {

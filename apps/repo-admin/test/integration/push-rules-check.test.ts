@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -8,7 +9,7 @@ import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnary
 import { createPool, type Pool } from '@glp/db';
 import { pushRulesV1 } from '@glp/proto';
 import {
-  ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createGrpcClient, createLogger, keepingRequestBytes, registry, requestBytesOf, signActor, verifyActor, type Actor,
+  ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createGrpcClient, GIT_GRANT_ID_HEADER, createLogger, keepingRequestBytes, registry, requestBytesOf, signActor, verifyActor, type Actor,
 } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { BareRepository } from '../../src/disk/bare-repository';
@@ -117,8 +118,10 @@ describe('push rules in the pre-receive check', () => {
     };
     server = await startGitOverHttp(deps, { host: '127.0.0.1', port: 0, actorSecret: SECRET, logger: deps.logger });
     proxy = http.createServer((req, res) => {
-      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!));
-      const up = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature } }, (r) => {
+      const grantId = randomUUID();
+      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!, grantId));
+      const headers = { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
+      const up = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers }, (r) => {
         res.writeHead(r.statusCode!, r.headers);
         r.pipe(res);
       });
