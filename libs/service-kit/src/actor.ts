@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The caller of a request, as decided by the gateway. `id` 0 with kind
@@ -40,7 +40,7 @@ const NO_BODY = new Uint8Array(0);
  * actor header is then good for one method and one message only: replayed against another method, or with another
  * body (an administrator's UpdateUser turned into another user's promotion), it fails the check.
  */
-function mac(secret: string | KeyObject, method: string, payload: string, body: Uint8Array = NO_BODY): string {
+function mac(secret: string, method: string, payload: string, body: Uint8Array = NO_BODY): string {
   return createHmac('sha256', secret).update(method).update('\n').update(payload).update('\n').update(body).digest('base64url');
 }
 
@@ -67,11 +67,8 @@ export function signActor(
 export class ActorSigner {
   private second = 0;
   private memo = new Map<string, string>();
-  private readonly key: KeyObject;
 
-  constructor(secret: string) {
-    this.key = createSecretKey(Buffer.from(secret));
-  }
+  constructor(private readonly secret: string) {}
 
   sign(actor: Actor, method: string, body?: Uint8Array, now = Date.now()): { payload: string; signature: string } {
     const second = Math.floor(now / 1000);
@@ -85,7 +82,7 @@ export class ActorSigner {
       payload = encodePayload(actor, now);
       if (this.memo.size < 10_000) this.memo.set(key, payload);
     }
-    return { payload, signature: mac(this.key, method, payload, body) };
+    return { payload, signature: mac(this.secret, method, payload, body) };
   }
 }
 
@@ -143,18 +140,15 @@ export function verifyActor(
 export class ActorVerifier {
   private second = 0;
   private memo = new Map<string, Actor>();
-  private readonly key: KeyObject;
 
   constructor(
-    secret: string,
+    private readonly secret: string,
     private readonly maxAgeSeconds = 300,
-  ) {
-    this.key = createSecretKey(Buffer.from(secret));
-  }
+  ) {}
 
   verify(payload: string | undefined, signature: string | undefined, method: string, body?: Uint8Array, now = Date.now()): Actor {
     if (!payload || !signature) throw new ActorVerificationError('missing actor metadata');
-    checkSignature(mac(this.key, method, payload, body), signature);
+    checkSignature(mac(this.secret, method, payload, body), signature);
     const second = Math.floor(now / 1000);
     if (second !== this.second) {
       this.second = second;

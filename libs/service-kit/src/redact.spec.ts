@@ -23,6 +23,7 @@ describe('redactUrl', () => {
     expect(redactUrl('/api/v4/projects?name=p&import_url=https://github.com/a/b.git')).toBe('/api/v4/projects?name=p&import_url=[REDACTED]');
     expect(redactUrl('/x?user%5Bpassword%5D=S1&hook[token]=S2&client_secret=S3&runners_token=S4&key=S5&otp_attempt=S6'))
       .toBe('/x?user%5Bpassword%5D=[REDACTED]&hook[token]=[REDACTED]&client_secret=[REDACTED]&runners_token=[REDACTED]&key=[REDACTED]&otp_attempt=[REDACTED]');
+    expect(redactUrl('/api/v4/users?%70assword=S7&PASSWORD=S8')).toBe('/api/v4/users?%70assword=[REDACTED]&PASSWORD=[REDACTED]');
   });
 
   it('censors URL userinfo anywhere: in the URL, in a query value plain or percent-encoded (once or twice)', () => {

@@ -50,6 +50,11 @@ const USERINFO_SOURCE = String.raw`((?::|%3A)(?:\/|%2F){2})((?:(?!%2F|%3F|%23|%4
 const USERINFO = new RegExp(USERINFO_SOURCE, 'gi');
 const HAS_USERINFO = new RegExp(USERINFO_SOURCE, 'i');
 const USERINFO_HINT = /@|%(?:25)*40/i;
+/**
+ * Whether a query may hold anything to censor (a secret parameter's name, or userinfo): most hold neither. A query with
+ * percent-encoding is always read (a name may be encoded: `%70assword`).
+ */
+const QUERY_HINT = /token|password|secret|import_url|key|certificate|otp_attempt|hook|sentry_dsn|trace|variables|@|%(?:25)*40/i;
 
 /** Decodes percent-encoding (up to three layers: a URL inside a query value may itself be encoded again); invalid stays as is. */
 function fullyDecoded(text: string): string {
@@ -89,6 +94,7 @@ export function redactUrl(url: string): string {
   const hash = url.indexOf('#', q < 0 ? 0 : q);
   const end = hash < 0 ? url.length : hash;
   const base = q < 0 ? url.slice(0, end) : url.slice(0, q);
-  const rest = q < 0 ? url.slice(end) : `?${redactQuery(url.slice(q + 1, end))}${url.slice(end)}`;
+  const query = q < 0 ? '' : url.slice(q + 1, end);
+  const rest = q < 0 ? url.slice(end) : `?${QUERY_HINT.test(query) || query.includes('%') ? redactQuery(query) : query}${url.slice(end)}`;
   return (USERINFO_HINT.test(base) ? base.replace(USERINFO, `$1${REDACTED}$3`) : base) + rest;
 }
