@@ -36,13 +36,13 @@ function fakeProjects(opts: { unimplemented?: boolean; fail?: DomainError } = {}
       // Each item's caller is verified as projects does: signed for GetProjects with the shared secret.
       const items = request.items.map((i) => ({
         id: i.request?.selector?.$case === 'id' ? i.request.selector.value : 0,
-        caller: verifyActor(i.actor?.payload, i.actor?.signature, SECRET, GET_PROJECTS),
+        caller: verifyActor(i.actor?.payload, i.actor?.signature, SECRET, GET_PROJECTS, 300, Date.now(), projectsV1.GetProjectRequest.encode(i.request!).finish()),
         requestId: i.requestId,
       }));
       seen.batches.push({ items, callActor: o?.actor?.username, context: currentContext() !== undefined });
       return { results: items.map((i) => answer(i.id, i.caller)) };
     },
-    signActorFor: (_method, actor) => signActor(actor, SECRET, GET_PROJECTS),
+    signActorFor: (_method, actor, body) => signActor(actor, SECRET, GET_PROJECTS, Date.now(), body),
   };
   return { client, seen };
 }

@@ -1,4 +1,4 @@
-import type { projectsV1 } from '@glp/proto';
+import { projectsV1 } from '@glp/proto';
 import {
   countRequestGrpcCall, currentContext, fromErrorPayload, isUnimplemented, outsideContext, registry, systemActor,
   type Actor, type ClientCallOptions,
@@ -12,7 +12,7 @@ import { Histogram } from 'prom-client';
 export interface ProjectReadsClient<P> {
   getProject(request: projectsV1.GetProjectRequest, opts?: ClientCallOptions): Promise<{ project?: P }>;
   getProjects(request: projectsV1.GetProjectsRequest, opts?: ClientCallOptions): Promise<{ results: ProjectsResult<P>[] }>;
-  signActorFor(method: 'getProjects', actor: Actor): { payload: string; signature: string };
+  signActorFor(method: 'getProjects', actor: Actor, body: Uint8Array): { payload: string; signature: string };
 }
 
 /** GetProjectsResult with the project as `P`. */
@@ -97,7 +97,12 @@ export class ProjectReadBatcher<P> {
       this.single(batch[0]);
       return;
     }
-    const items = batch.map((r) => ({ request: r.request, actor: this.client.signActorFor('getProjects', r.actor), requestId: r.requestId }));
+    // Each caller is signed over its own item's request, so it cannot be moved to another item.
+    const items = batch.map((r) => ({
+      request: r.request,
+      actor: this.client.signActorFor('getProjects', r.actor, projectsV1.GetProjectRequest.encode(r.request).finish()),
+      requestId: r.requestId,
+    }));
     this.client.getProjects({ items }, { actor: GATEWAY, requestId: batch[0].requestId }).then(
       ({ results }) => {
         batch.forEach((r, i) => {

@@ -34,11 +34,12 @@ function bytesOf(call: ClientReadableStream<repoAdminV1.GetSnapshotResponse>, me
 
 export function createRepoAdminStreams(raw: repoAdminV1.RepoAdminServiceClient, actorSecret: string): RepoAdminStreams {
   const signer = new ActorSigner(actorSecret);
-  const metadataFor = (path: string) => {
+  /** The call's metadata: the caller signed for the method and, for a single-message request, that message's bytes. */
+  const metadataFor = (path: string, body?: Uint8Array) => {
     const ctx = currentContext();
     if (!ctx?.actor) throw new Error(`grpc call ${path} without an actor`);
     const md = new Metadata();
-    const signed = signer.sign(ctx.actor, path);
+    const signed = signer.sign(ctx.actor, path, body);
     md.set(ACTOR_HEADER, signed.payload);
     md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
     md.set(REQUEST_ID_HEADER, ctx.requestId || randomUUID());
@@ -47,7 +48,8 @@ export function createRepoAdminStreams(raw: repoAdminV1.RepoAdminServiceClient, 
   return {
     async getSnapshot(request) {
       // No deadline: a snapshot takes as long as the repository is large; the HTTP client going away cancels it.
-      const call = raw.getSnapshot(request, metadataFor(repoAdminV1.RepoAdminServiceService.getSnapshot.path));
+      const def = repoAdminV1.RepoAdminServiceService.getSnapshot;
+      const call = raw.getSnapshot(request, metadataFor(def.path, def.requestSerialize(request)));
       const messages = call[Symbol.asyncIterator]() as AsyncIterator<repoAdminV1.GetSnapshotResponse>;
       let first: IteratorResult<repoAdminV1.GetSnapshotResponse>;
       try {

@@ -101,11 +101,12 @@ async function received<Res extends Part<repoAdminV1.StoredFile>>(call: ClientRe
 export function createUploadStreams(raw: repoAdminV1.RepoAdminServiceClient, actorSecret: string): UploadStreams {
   const signer = new ActorSigner(actorSecret);
   const def = repoAdminV1.RepoAdminServiceService;
-  const metadataFor = (path: string) => {
+  /** The call's metadata: the caller signed for the method and, for a single-message request, that message's bytes. */
+  const metadataFor = (path: string, body?: Uint8Array) => {
     const ctx = currentContext();
     if (!ctx?.actor) throw new Error(`grpc call ${path} without an actor`);
     const md = new Metadata();
-    const signed = signer.sign(ctx.actor, path);
+    const signed = signer.sign(ctx.actor, path, body);
     md.set(ACTOR_HEADER, signed.payload);
     md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
     md.set(REQUEST_ID_HEADER, ctx.requestId || randomUUID());
@@ -128,10 +129,10 @@ export function createUploadStreams(raw: repoAdminV1.RepoAdminServiceClient, act
       return res.avatar;
     },
     downloadUpload(request) {
-      return received(raw.downloadUpload(request, metadataFor(def.downloadUpload.path)));
+      return received(raw.downloadUpload(request, metadataFor(def.downloadUpload.path, def.downloadUpload.requestSerialize(request))));
     },
     downloadAvatar(request) {
-      return received(raw.downloadAvatar(request, metadataFor(def.downloadAvatar.path)));
+      return received(raw.downloadAvatar(request, metadataFor(def.downloadAvatar.path, def.downloadAvatar.requestSerialize(request))));
     },
   };
 }

@@ -46,20 +46,35 @@ describe('signed actor', () => {
   it('never lets a non-boolean admin through', () => {
     const payload = Buffer.from(JSON.stringify({ ...alice, admin: 'yes', iat: Math.floor(Date.now() / 1000) })).toString('base64url');
     const { createHmac } = jest.requireActual('node:crypto') as typeof import('node:crypto');
-    const signature = createHmac('sha256', SECRET).update(`${GET}\n${payload}`).digest('base64url');
+    const signature = createHmac('sha256', SECRET).update(`${GET}\n${payload}\n`).digest('base64url');
     expect(verifyActor(payload, signature, SECRET, GET).admin).toBe(false);
   });
 
-  it('ActorSigner reuses a signature within the second, for the same actor and method only', () => {
+  it('binds the signature to the request: a captured pair replayed with another message is refused', () => {
+    const grant = new TextEncoder().encode('{"user_id":2,"admin":false}');
+    const promote = new TextEncoder().encode('{"user_id":2,"admin":true}');
+    const { payload, signature } = signActor({ ...alice, admin: true }, SECRET, GET, Date.now(), grant);
+    expect(verifyActor(payload, signature, SECRET, GET, 300, Date.now(), grant).admin).toBe(true);
+    expect(() => verifyActor(payload, signature, SECRET, GET, 300, Date.now(), promote)).toThrow(/bad signature/);
+    expect(() => verifyActor(payload, signature, SECRET, GET)).toThrow(/bad signature/);
+  });
+
+  it('ActorSigner reuses the payload within the second, and signs each message', () => {
     const signer = new ActorSigner(SECRET);
     const t = 1_700_000_000_000;
-    const a = signer.sign(alice, GET, t);
-    expect(signer.sign(alice, GET, t + 500)).toBe(a);
-    expect(signer.sign(alice, CREATE, t + 500)).not.toBe(a);
-    expect(signer.sign({ ...alice, admin: true }, GET, t + 500)).not.toBe(a);
-    const next = signer.sign(alice, GET, t + 1000);
-    expect(next).not.toBe(a);
-    expect(verifyActor(next.payload, next.signature, SECRET, GET, 300, t + 1000)).toEqual(alice);
+    const one = new Uint8Array([1]);
+    const two = new Uint8Array([2]);
+    const a = signer.sign(alice, GET, one, t);
+    const b = signer.sign(alice, GET, two, t + 500);
+    expect(b.payload).toBe(a.payload);
+    expect(b.signature).not.toBe(a.signature);
+    expect(signer.sign(alice, GET, one, t + 500)).toEqual(a);
+    expect(signer.sign(alice, CREATE, one, t + 500).signature).not.toBe(a.signature);
+    expect(signer.sign({ ...alice, admin: true }, GET, one, t + 500).payload).not.toBe(a.payload);
+    expect(verifyActor(b.payload, b.signature, SECRET, GET, 300, t + 500, two)).toEqual(alice);
+    const next = signer.sign(alice, GET, one, t + 1000);
+    expect(next.payload).not.toBe(a.payload);
+    expect(verifyActor(next.payload, next.signature, SECRET, GET, 300, t + 1000, one)).toEqual(alice);
   });
 });
 
@@ -69,25 +84,26 @@ describe('ActorVerifier (the memo of verified actors)', () => {
 
   it('answers like verifyActor, and a second call within the second from the memo (an independent copy)', () => {
     const verifier = new ActorVerifier(SECRET);
-    const first = verifier.verify(signed.payload, signed.signature, GET, t + 10);
+    const first = verifier.verify(signed.payload, signed.signature, GET, undefined, t + 10);
     expect(first).toEqual(alice);
     first.scopes.push('sudo');
     first.admin = true;
-    expect(verifier.verify(signed.payload, signed.signature, GET, t + 900)).toEqual(alice);
+    expect(verifier.verify(signed.payload, signed.signature, GET, undefined, t + 900)).toEqual(alice);
   });
 
-  it('never serves a remembered actor to another method or with another signature', () => {
+  it('never serves a remembered actor to another method, another message or with another signature', () => {
     const verifier = new ActorVerifier(SECRET);
-    verifier.verify(signed.payload, signed.signature, GET, t);
-    expect(() => verifier.verify(signed.payload, signed.signature, CREATE, t)).toThrow(/bad signature/);
-    expect(() => verifier.verify(signed.payload, `${signed.signature.slice(0, -2)}AA`, GET, t)).toThrow(/bad signature/);
-    expect(() => verifier.verify(signed.payload, undefined, GET, t)).toThrow(/missing actor metadata/);
+    verifier.verify(signed.payload, signed.signature, GET, undefined, t);
+    expect(() => verifier.verify(signed.payload, signed.signature, CREATE, undefined, t)).toThrow(/bad signature/);
+    expect(() => verifier.verify(signed.payload, signed.signature, GET, new Uint8Array([1]), t)).toThrow(/bad signature/);
+    expect(() => verifier.verify(signed.payload, `${signed.signature.slice(0, -2)}AA`, GET, undefined, t)).toThrow(/bad signature/);
+    expect(() => verifier.verify(signed.payload, undefined, GET, undefined, t)).toThrow(/missing actor metadata/);
   });
 
   it('forgets at the next second, so the age check runs again', () => {
     const verifier = new ActorVerifier(SECRET, 2);
-    expect(verifier.verify(signed.payload, signed.signature, GET, t).id).toBe(42);
-    expect(() => verifier.verify(signed.payload, signed.signature, GET, t + 3000)).toThrow(/expired/);
+    expect(verifier.verify(signed.payload, signed.signature, GET, undefined, t).id).toBe(42);
+    expect(() => verifier.verify(signed.payload, signed.signature, GET, undefined, t + 3000)).toThrow(/expired/);
   });
 });
 

@@ -22,6 +22,8 @@ export function systemActor(name: string): Actor {
 
 export const ACTOR_HEADER = 'x-glp-actor';
 export const ACTOR_SIGNATURE_HEADER = 'x-glp-actor-sig';
+/** The id of a git grant (gateway → repo-admin): signed with it, and taken once. */
+export const GIT_GRANT_ID_HEADER = 'x-glp-grant-id';
 
 export class ActorVerificationError extends Error {
   constructor(reason: string) {
@@ -30,61 +32,70 @@ export class ActorVerificationError extends Error {
   }
 }
 
+const NO_BODY = new Uint8Array(0);
+
 /**
- * The MAC covers the gRPC method (its full path, e.g. `/gitlab.projects.v1.ProjectsService/GetProject`) as well as
- * the payload, so a captured actor header cannot be replayed against another method.
+ * The MAC covers the gRPC method (its full path, e.g. `/gitlab.projects.v1.ProjectsService/GetProject`), the payload
+ * and the request: the message's serialized bytes (or, for a git grant, nothing beyond its method and URL). A captured
+ * actor header is then good for one method and one message only: replayed against another method, or with another
+ * body (an administrator's UpdateUser turned into another user's promotion), it fails the check.
  */
-function mac(secret: string, method: string, payload: string): string {
-  return createHmac('sha256', secret).update(method).update('\n').update(payload).digest('base64url');
+function mac(secret: string, method: string, payload: string, body: Uint8Array = NO_BODY): string {
+  return createHmac('sha256', secret).update(method).update('\n').update(payload).update('\n').update(body).digest('base64url');
 }
 
-/** Encodes an actor with its issue time and signs it (HMAC-SHA256) for one gRPC method. */
-export function signActor(actor: Actor, secret: string, method: string, now = Date.now()): { payload: string; signature: string } {
-  const payload = Buffer.from(JSON.stringify({ ...actor, iat: Math.floor(now / 1000) })).toString('base64url');
-  return { payload, signature: mac(secret, method, payload) };
+/** The payload of a signed actor: the actor with its issue time (seconds), JSON in base64url. */
+function encodePayload(actor: Actor, now: number): string {
+  return Buffer.from(JSON.stringify({ ...actor, iat: Math.floor(now / 1000) })).toString('base64url');
 }
 
 /**
- * signActor with a memo: the same actor calling the same method within the same second reuses the signature
- * (the payload carries only the second), so the hot path does not pay an HMAC, a JSON encoding and a base64 per call.
+ * Encodes an actor with its issue time and signs it (HMAC-SHA256) for one gRPC method and one request: `body` is the
+ * request message's serialized bytes (none for a git grant, whose method names its URL).
+ */
+export function signActor(
+  actor: Actor, secret: string, method: string, now = Date.now(), body?: Uint8Array,
+): { payload: string; signature: string } {
+  const payload = encodePayload(actor, now);
+  return { payload, signature: mac(secret, method, payload, body) };
+}
+
+/**
+ * signActor with a memo: the same actor within the same second reuses its encoded payload (it carries only the
+ * second), so the hot path pays one HMAC per call (over the message it sends) but no JSON encoding or base64.
  */
 export class ActorSigner {
   private second = 0;
-  private memo = new Map<string, { payload: string; signature: string }>();
+  private memo = new Map<string, string>();
 
   constructor(private readonly secret: string) {}
 
-  sign(actor: Actor, method: string, now = Date.now()): { payload: string; signature: string } {
+  sign(actor: Actor, method: string, body?: Uint8Array, now = Date.now()): { payload: string; signature: string } {
     const second = Math.floor(now / 1000);
     if (second !== this.second) {
       this.second = second;
       this.memo.clear();
     }
-    const key = `${method}\n${actor.kind}\n${actor.id}\n${actor.username}\n${actor.admin}\n${actor.external === true}\n${actor.scopes.join(' ')}`;
-    let signed = this.memo.get(key);
-    if (!signed) {
-      signed = signActor(actor, this.secret, method, now);
-      if (this.memo.size < 10_000) this.memo.set(key, signed);
+    const key = `${actor.kind}\n${actor.id}\n${actor.username}\n${actor.admin}\n${actor.external === true}\n${actor.scopes.join(' ')}`;
+    let payload = this.memo.get(key);
+    if (!payload) {
+      payload = encodePayload(actor, now);
+      if (this.memo.size < 10_000) this.memo.set(key, payload);
     }
-    return signed;
+    return { payload, signature: mac(this.secret, method, payload, body) };
   }
 }
 
-/** Checks the signature (for `method`) and the age of a signed actor; throws ActorVerificationError otherwise. */
-export function verifyActor(
-  payload: string | undefined,
-  signature: string | undefined,
-  secret: string,
-  method: string,
-  maxAgeSeconds = 300,
-  now = Date.now(),
-): Actor {
-  if (!payload || !signature) throw new ActorVerificationError('missing actor metadata');
-  const expected = Buffer.from(mac(secret, method, payload));
+function checkSignature(expectedMac: string, signature: string): void {
+  const expected = Buffer.from(expectedMac);
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     throw new ActorVerificationError('bad signature');
   }
+}
+
+/** The actor of a payload whose signature was checked, if it is not older (or newer) than maxAgeSeconds. */
+function decodePayload(payload: string, maxAgeSeconds: number, now: number): Actor {
   let decoded: Actor & { iat?: number };
   try {
     decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -104,10 +115,27 @@ export function verifyActor(
 }
 
 /**
- * verifyActor with a memo, the server-side twin of ActorSigner: a caller signs one actor per method and second, so
- * the calls of that second carry the same payload and signature. Only a verified triple (method, payload, signature)
- * is remembered, and the memo is emptied at every new second, so an entry never outlives the age check by more than
- * the second it was verified in; a wrong signature is never remembered and fails the HMAC every time.
+ * Checks the signature (for `method` and the request's serialized `body`) and the age of a signed actor; throws
+ * ActorVerificationError otherwise.
+ */
+export function verifyActor(
+  payload: string | undefined,
+  signature: string | undefined,
+  secret: string,
+  method: string,
+  maxAgeSeconds = 300,
+  now = Date.now(),
+  body?: Uint8Array,
+): Actor {
+  if (!payload || !signature) throw new ActorVerificationError('missing actor metadata');
+  checkSignature(mac(secret, method, payload, body), signature);
+  return decodePayload(payload, maxAgeSeconds, now);
+}
+
+/**
+ * verifyActor with a memo, the server-side twin of ActorSigner: every call's signature is checked (it covers that
+ * call's message), but a payload already decoded and found fresh in this second is not decoded again. The memo is
+ * emptied at every new second, so an entry never outlives the age check by more than the second it was checked in.
  */
 export class ActorVerifier {
   private second = 0;
@@ -118,17 +146,18 @@ export class ActorVerifier {
     private readonly maxAgeSeconds = 300,
   ) {}
 
-  verify(payload: string | undefined, signature: string | undefined, method: string, now = Date.now()): Actor {
+  verify(payload: string | undefined, signature: string | undefined, method: string, body?: Uint8Array, now = Date.now()): Actor {
+    if (!payload || !signature) throw new ActorVerificationError('missing actor metadata');
+    checkSignature(mac(this.secret, method, payload, body), signature);
     const second = Math.floor(now / 1000);
     if (second !== this.second) {
       this.second = second;
       this.memo.clear();
     }
-    const key = payload && signature ? `${method}\n${signature}\n${payload}` : undefined;
-    const known = key ? this.memo.get(key) : undefined;
+    const known = this.memo.get(payload);
     if (known) return { ...known, scopes: [...known.scopes] };
-    const actor = verifyActor(payload, signature, this.secret, method, this.maxAgeSeconds, now);
-    if (key && this.memo.size < 10_000) this.memo.set(key, { ...actor, scopes: [...actor.scopes] });
+    const actor = decodePayload(payload, this.maxAgeSeconds, now);
+    if (this.memo.size < 10_000) this.memo.set(payload, { ...actor, scopes: [...actor.scopes] });
     return actor;
   }
 }

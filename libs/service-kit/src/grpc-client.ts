@@ -40,15 +40,16 @@ export interface GrpcClientExtras<C> {
   raw: C;
   close(): void;
   /**
-   * A caller signed for one rpc (by its method name, e.g. `getProjects`), to travel inside a message: the items of a
-   * batch that carries several callers (the server's CallContext.callers.verify checks it).
+   * A caller signed for one rpc (by its method name, e.g. `getProjects`) and one item's request (`body`: its serialized
+   * bytes), to travel inside a message: the items of a batch that carries several callers (the server's
+   * CallContext.callers.verify checks it against the item's own request, so it cannot be moved to another item).
    */
-  signActorFor(method: keyof PromiseClient<C> & string, actor: Actor): { payload: string; signature: string };
+  signActorFor(method: keyof PromiseClient<C> & string, actor: Actor, body: Uint8Array): { payload: string; signature: string };
 }
 
 type ClientCtor<C> = (new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C) & {
-  /** The service definition generated clients carry (method name → { path, ... }). */
-  service?: Record<string, { path: string }>;
+  /** The service definition generated clients carry (method name → { path, serializers }). */
+  service?: Record<string, { path: string; requestSerialize?: (value: never) => Buffer; responseDeserialize?: (bytes: Buffer) => unknown }>;
 };
 
 /** The receive window of the clients' HTTP/2 connections and calls (grpc-node.flow_control_window), in bytes. */
@@ -70,6 +71,9 @@ function withoutStackTraces<T>(start: () => T): T {
     Error.stackTraceLimit = limit;
   }
 }
+
+/** The request serializer of a call whose message was serialized already (to be signed). */
+const passBytes = (bytes: Buffer): Buffer => bytes;
 
 /**
  * Creates a client for a generated service with deadlines, the signed actor and the
@@ -101,18 +105,23 @@ export function createGrpcClient<C extends Client>(
   const wrapper: Record<string, unknown> = {
     raw,
     close: () => raw.close(),
-    signActorFor: (method: string, actor: Actor) => {
+    signActorFor: (method: string, actor: Actor, body: Uint8Array) => {
       const path = Ctor.service?.[method]?.path;
       if (!path) throw new Error(`no rpc ${method}`);
-      return signer.sign(actor, path);
+      return signer.sign(actor, path, body);
     },
   };
   const proto = Object.getPrototypeOf(raw) as Record<string, unknown>;
   for (const name of Object.keys(proto)) {
     const fn = proto[name];
     if (typeof fn !== 'function' || name === 'constructor') continue;
-    const path = Ctor.service?.[name]?.path;
+    const def = Ctor.service?.[name];
+    const path = def?.path;
     if (!path) continue; // not an RPC (e.g. a method of grpc's Client)
+    // (Each method's serializer takes its own request type; the wrapper's caller passes that type.)
+    const serialize = def.requestSerialize as ((value: unknown) => Buffer) | undefined;
+    const deserialize = def.responseDeserialize;
+    if (!serialize || !deserialize) continue;
     wrapper[name] = (request: unknown, callOpts: ClientCallOptions = {}) =>
       new Promise((resolve, reject) => {
         const ctx = currentContext();
@@ -121,18 +130,22 @@ export function createGrpcClient<C extends Client>(
           reject(new Error(`grpc call ${name} without an actor`));
           return;
         }
-        const md = new Metadata();
-        const signed = signer.sign(actor, path);
-        md.set(ACTOR_HEADER, signed.payload);
-        md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
-        md.set(REQUEST_ID_HEADER, callOpts.requestId ?? ctx?.requestId ?? randomUUID());
+        const requestId = callOpts.requestId ?? ctx?.requestId ?? randomUUID();
         const deadline = Date.now() + (callOpts.deadlineMs ?? defaultDeadline);
         countRequestGrpcCall();
-        withoutStackTraces(() =>
-          (fn as UnaryFn<unknown, unknown>).call(raw, request, md, { deadline }, (err, res) =>
+        // (A request that cannot be serialized throws here: the promise rejects with it.)
+        withoutStackTraces(() => {
+          // Serialized once: the signature covers these bytes, and they are what goes on the wire.
+          const bytes = serialize(request);
+          const signed = signer.sign(actor, path, bytes);
+          const md = new Metadata();
+          md.set(ACTOR_HEADER, signed.payload);
+          md.set(ACTOR_SIGNATURE_HEADER, signed.signature);
+          md.set(REQUEST_ID_HEADER, requestId);
+          raw.makeUnaryRequest(path, passBytes, deserialize, bytes, md, { deadline }, (err, res) =>
             err ? reject(fromGrpcError(err)) : resolve(res),
-          ),
-        );
+          );
+        });
       });
   }
   return wrapper as PromiseClient<C> & GrpcClientExtras<C>;

@@ -14,6 +14,7 @@ import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorVerifier, type Actor, ActorV
 import { runWithContext } from './context';
 import { isUnexpectedError, toErrorPayload, toGrpcError, unauthenticated, type ErrorPayload } from './errors';
 import { grpcServerHandled } from './metrics';
+import { keepingRequestBytes, requestBytesOf } from './request-bytes';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -31,8 +32,12 @@ export interface CallContext {
  * for the call's method as the call's own actor is.
  */
 export interface ItemCallers {
-  /** The verified caller of an item; UNAUTHENTICATED (DomainError) for a missing, forged or expired signature. */
-  verify(signed: { payload: string; signature: string } | undefined, requestId?: string): Actor;
+  /**
+   * The verified caller of an item, whose signature covers the item's own request (`body`: its serialized bytes, as the
+   * client's `signActorFor` signed them); UNAUTHENTICATED (DomainError) for a missing, forged or expired signature, or
+   * one lifted from another item.
+   */
+  verify(signed: { payload: string; signature: string } | undefined, requestId: string | undefined, body: Uint8Array): Actor;
   /**
    * Runs fn in a request context of its own (the item's caller and request id), so its calls and logs are that
    * caller's; a failure comes back as the ErrorPayload the call's status would have carried (an internal one is logged
@@ -55,8 +60,9 @@ function firstString(md: Metadata, key: string): string | undefined {
 }
 
 /**
- * Adapts async handlers to grpc-js: verifies the signed actor (a call without a valid
- * signature is rejected with UNAUTHENTICATED), runs the handler inside the request
+ * Adapts async handlers to grpc-js: verifies the signed actor over the method and the request's bytes (a call without
+ * a valid signature for this very message is rejected with UNAUTHENTICATED; served by startGrpcServer, which keeps
+ * those bytes), runs the handler inside the request
  * context (so logs carry the request id), maps domain errors, and records metrics.
  */
 export function bindService<S>(
@@ -70,9 +76,13 @@ export function bindService<S>(
     const handler = (handlers as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown>>)[name];
     if (!handler) throw new Error(`no handler for ${method.path}`);
     /** The verified actor of a call (its metadata) or of a batch item; UNAUTHENTICATED (DomainError) otherwise, logged. */
-    const verifyActor = (payload: string | undefined, signature: string | undefined, requestId: string | undefined, what: string): Actor => {
+    const verifyActor = (
+      payload: string | undefined, signature: string | undefined, body: Uint8Array | undefined, requestId: string | undefined, what: string,
+    ): Actor => {
       try {
-        return verifier.verify(payload, signature, method.path);
+        // No bytes: the definition was served without keepingRequestBytes (startGrpcServer adds it), so nothing binds.
+        if (!body) throw new ActorVerificationError('request bytes unknown');
+        return verifier.verify(payload, signature, method.path, body);
       } catch (err) {
         const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
         opts.logger.warn({ method: method.path, request_id: requestId, reason }, `rejected ${what} with an invalid actor`);
@@ -81,7 +91,7 @@ export function bindService<S>(
     };
     // One per method (not per call): the hot path allocates nothing for it.
     const callers: ItemCallers = {
-      verify: (signed, itemRequestId) => verifyActor(signed?.payload, signed?.signature, itemRequestId, 'an item'),
+      verify: (signed, itemRequestId, body) => verifyActor(signed?.payload, signed?.signature, body, itemRequestId, 'an item'),
       run: <T>(itemActor: Actor, itemRequestId: string, fn: () => Promise<T>) =>
         runWithContext({ requestId: itemRequestId, actor: itemActor, operation: method.path }, fn).then(
           (value): ItemOutcome<T> => ({ ok: true, value }),
@@ -98,7 +108,9 @@ export function bindService<S>(
         grpcServerHandled.observe({ method: method.path, code }, Number(process.hrtime.bigint() - started) / 1e9);
       let actor: Actor;
       try {
-        actor = verifyActor(firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), requestId, 'call');
+        actor = verifyActor(
+          firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), requestBytesOf(call.request), requestId, 'call',
+        );
       } catch (err) {
         const e = toGrpcError(err);
         done('UNAUTHENTICATED');
@@ -153,7 +165,8 @@ export async function startGrpcServer(opts: {
   for (const s of opts.services) statuses[s.name] = 'SERVING';
   const health = new HealthImplementation(statuses);
   health.addToServer(server);
-  for (const s of opts.services) server.addService(s.definition, s.implementation);
+  // Each request's bytes are kept for the actor check (bindService): the signature covers the message as sent.
+  for (const s of opts.services) server.addService(keepingRequestBytes(s.definition), s.implementation);
   const host = opts.host ?? '0.0.0.0';
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),

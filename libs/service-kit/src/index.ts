@@ -8,6 +8,7 @@ export * from './log-destination';
 export * from './logger';
 export * from './metrics';
 export * from './redact';
+export * from './request-bytes';
 export * from './request-cost';
 export * from './run-main';
 export * from './shutdown';

@@ -8,9 +8,31 @@ describe('redactUrl', () => {
     expect(redactUrl('/api/v4/jobs?JOB_TOKEN=t1;private_token=t2#frag')).toBe('/api/v4/jobs?JOB_TOKEN=[REDACTED];private_token=[REDACTED]#frag');
   });
 
-  it('leaves other URLs and look-alike parameter names alone', () => {
+  it('leaves other URLs and parameters alone', () => {
     expect(redactUrl('/api/v4/projects/1?statistics=true')).toBe('/api/v4/projects/1?statistics=true');
-    expect(redactUrl('/api/v4/x?my_private_token=keep')).toBe('/api/v4/x?my_private_token=keep');
+    expect(redactUrl('/api/v4/projects?search=tokenizer&order_by=id&sort=asc')).toBe('/api/v4/projects?search=tokenizer&order_by=id&sort=asc');
+    expect(redactUrl('/api/v4/users?search=alice@example.com')).toBe('/api/v4/users?search=alice@example.com');
+    expect(redactUrl('/api/v4/projects/group%2Fproject')).toBe('/api/v4/projects/group%2Fproject');
+  });
+
+  it('replaces the values of GitLab\'s filter_parameters by name: *token, *password*, *secret*, import_url, key, …', () => {
+    expect(redactUrl('/api/v4/projects/1/hooks?url=http://h/x&token=HOOK-SECRET&push_events=true'))
+      .toBe('/api/v4/projects/1/hooks?url=http://h/x&token=[REDACTED]&push_events=true');
+    expect(redactUrl('/api/v4/users?username=bob&password=PW-SECRET&reset_password=false'))
+      .toBe('/api/v4/users?username=bob&password=[REDACTED]&reset_password=[REDACTED]');
+    expect(redactUrl('/api/v4/projects?name=p&import_url=https://github.com/a/b.git')).toBe('/api/v4/projects?name=p&import_url=[REDACTED]');
+    expect(redactUrl('/x?user%5Bpassword%5D=S1&hook[token]=S2&client_secret=S3&runners_token=S4&key=S5&otp_attempt=S6'))
+      .toBe('/x?user%5Bpassword%5D=[REDACTED]&hook[token]=[REDACTED]&client_secret=[REDACTED]&runners_token=[REDACTED]&key=[REDACTED]&otp_attempt=[REDACTED]');
+    expect(redactUrl('/api/v4/users?%70assword=S7&PASSWORD=S8')).toBe('/api/v4/users?%70assword=[REDACTED]&PASSWORD=[REDACTED]');
+  });
+
+  it('censors URL userinfo anywhere: in the URL, in a query value plain or percent-encoded (once or twice)', () => {
+    expect(redactUrl('https://user:PW-1@example.com/api/v4/projects')).toBe('https://[REDACTED]@example.com/api/v4/projects');
+    expect(redactUrl('/api/v4/projects/1/hooks?url=https://u:PW-2@hooks.example/x')).toBe('/api/v4/projects/1/hooks?url=[REDACTED]');
+    expect(redactUrl('/api/v4/projects/1/remote_mirrors?url=https%3A%2F%2Fu%3APW-3%40mirror.example%2Fr.git&enabled=true'))
+      .toBe('/api/v4/projects/1/remote_mirrors?url=[REDACTED]&enabled=true');
+    expect(redactUrl('/x?next=https%253A%252F%252Fu%253APW-4%2540h%252Fr')).toBe('/x?next=[REDACTED]');
+    expect(redactUrl('/x/https:%2F%2Fu:PW-5%40h/y')).toBe('/x/https:%2F%2F[REDACTED]%40h/y');
   });
 });
 

@@ -13,9 +13,13 @@ async function count(counter: Counter<'method'>, method: string): Promise<number
 
 /** A generated-client stand-in: one RPC that answers at once (on the prototype, enumerable, as grpc-js generates it). */
 function FakeClient(): void {}
-Object.assign(FakeClient, { service: { getUser: { path: '/test.v1.Users/GetUser' } } });
+Object.assign(FakeClient, {
+  service: { getUser: { path: '/test.v1.Users/GetUser', requestSerialize: () => Buffer.alloc(0), responseDeserialize: () => ({ ok: true }) } },
+});
 Object.assign(FakeClient.prototype, {
-  getUser(_req: unknown, _md: unknown, _opts: unknown, cb: (err: null, res: { ok: true }) => void): unknown {
+  getUser(): void {},
+  // What the wrapped call starts (grpc-js Client): answered at once.
+  makeUnaryRequest(_path: string, _ser: unknown, _de: unknown, _req: unknown, _md: unknown, _opts: unknown, cb: (err: null, res: { ok: true }) => void): unknown {
     cb(null, { ok: true });
     return {};
   },

@@ -33,11 +33,13 @@ describe('access requests: approval saga against PostgreSQL', () => {
     getUser: jest.fn(async (r: identityV1.GetUserRequest) => ({
       user: identityV1.User.fromPartial({ id: r.selector?.$case === 'id' ? r.selector.value : 0, username: 'requester', name: 'Requester', state: 'active' }),
     })),
-    addGroupMember: jest.fn(async (r: identityV1.AddGroupMemberRequest) => {
+    addGroupMember: jest.fn(async (r: identityV1.AddGroupMemberRequest, o?: { actor?: Actor }) => {
       if (outage > 0) {
         outage--;
         throw new DomainError('unavailable', 'identity is down');
       }
+      // As identity does: only an administrator or an Owner of the group adds members.
+      if (!o?.actor?.admin && (members.get(`group:${o?.actor?.id}`) ?? 0) < 50) throw new DomainError('forbidden', '403 Forbidden');
       if (members.has(`group:${r.userId}`)) throw new DomainError('conflict', 'Member already exists');
       members.set(`group:${r.userId}`, r.accessLevel);
       return { member: identityV1.GroupMember.fromPartial(memberOf('group', r.userId, r.accessLevel)) };
@@ -126,5 +128,24 @@ describe('access requests: approval saga against PostgreSQL', () => {
     expect(await state()).toEqual([]);
     expect((await rejection(service.denyAccessRequest({ source: PROJECT, userId: 3 }, ctx(owner)))).kind).toBe('not_found');
     expect(await events('AccessRequestDenied')).toBe(1);
+  });
+
+  it('completes an interrupted approval with the approver\'s rights as they are then: one who lost them adds no member', async () => {
+    members.delete('group:2');
+    await service.requestAccess({ source: GROUP }, ctx(requester));
+    outage = 1;
+    expect((await rejection(service.approveAccessRequest({ source: GROUP, userId: 2, accessLevel: 40 }, ctx(owner)))).kind).toBe('unavailable');
+    expect(await state()).toEqual([{ source_kind: 'group', user_id: 2, state: 'approving', approved_level: 40 }]);
+    members.delete('group:1'); // the approver is removed from the group before the loop completes the approval
+    const approvals = await events('AccessRequestApproved');
+    try {
+      expect(await completeApprovals(deps, logger, 0)).toBe(0);
+      expect(members.has('group:2')).toBe(false);
+      // As GitLab leaves a request whose approval was refused: pending, for someone who may approve it.
+      expect(await state()).toEqual([{ source_kind: 'group', user_id: 2, state: 'pending', approved_level: null }]);
+      expect(await events('AccessRequestApproved')).toBe(approvals);
+    } finally {
+      members.set('group:1', 50);
+    }
   });
 });

@@ -13,18 +13,21 @@ function fakeRedis(opts: { broken?: boolean; status?: string } = {}) {
   const redis = {
     status: opts.status ?? 'ready',
     on: (event: string, fn: () => void) => events.on(event, fn),
-    get: jest.fn(async (k: string) => {
+    // The entry and its generation (identity's, not faked here: none).
+    get: jest.fn(async (...keys: string[]) => {
       if (opts.broken) throw new Error('ECONNREFUSED');
-      return store.get(k) ?? null;
+      return keys.map((k) => store.get(k) ?? null);
     }),
-    set: jest.fn(async (k: string, v: string, _ex: string, ttl: number) => {
+    // AUTH_CACHE_WRITE_SCRIPT: the entry is written while the generation is the one read.
+    set: jest.fn(async (_script: string, _n: number, k: string, _gen: string, v: string, ttl: number, generation: string) => {
       if (opts.broken) throw new Error('ECONNREFUSED');
       expect(ttl).toBe(30);
+      if ((store.get(_gen) ?? '') !== generation) return 0;
       store.set(k, v);
-      return 'OK';
+      return 1;
     }),
   };
-  return { redis: redis as unknown as Redis, store, mock: redis, events };
+  return { redis: { ...redis, mget: redis.get, eval: redis.set } as unknown as Redis, store, mock: redis, events };
 }
 
 const identity = (status: identityV1.TokenStatus) => ({

@@ -2,7 +2,9 @@ import { hash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { identityV1 } from '@glp/proto';
-import { AUTH_INVALIDATION_CHANNEL, authCacheKey, systemActor, type Actor, type PromiseClient } from '@glp/service-kit';
+import {
+  AUTH_CACHE_WRITE_SCRIPT, AUTH_INVALIDATION_CHANNEL, authCacheKey, authGenerationKey, systemActor, type Actor, type PromiseClient,
+} from '@glp/service-kit';
 import type { Logger } from 'pino';
 
 export type AuthResult =
@@ -43,11 +45,15 @@ export interface TokenAuthenticatorOptions {
  * 2. Redis (usable tokens only, `redisTtlSeconds`), skipped while Redis is not connected,
  * 3. identity's AuthenticateToken; concurrent look-ups of one token share a single call.
  * When a token is revoked or rotated, or its user blocked, deleted or changed, identity deletes its Redis entry and
- * publishes its digest before answering; every replica drops it from its in-process cache on the message (within
- * milliseconds), and at the latest when the in-process entry expires (`localTtlMs`, 1 s by default) if the message is
- * lost. A look-up that was in flight when the message came is answered but not cached, so a stale answer cannot be
- * written back. An entry written to Redis before this process last (re)connected is not trusted: identity may have
- * failed to delete it while Redis was away.
+ * moves its generation (one MULTI) and publishes its digest before answering; every replica drops it from its in-process
+ * cache on the message (within milliseconds), and at the latest when the in-process entry expires (`localTtlMs`, 1 s by
+ * default) if the message is lost. A look-up reads the token's generation with its entry, and writes identity's answer
+ * back only if the generation has not moved meanwhile (one Lua script: check and write at once); when it moved, the
+ * answer may predate the change, so identity is asked again and that answer is not cached. A look-up that was in flight
+ * when the message came is not cached either. So once a revocation committed and its message arrived, no replica
+ * accepts the token, whatever the order the stale answer, the deletion and the message came in. An entry written to
+ * Redis before this process last (re)connected is not trusted: identity may have failed to delete it while Redis was
+ * away.
  */
 export class TokenAuthenticator {
   private readonly local: LRUCache<string, Cached> | undefined;
@@ -94,18 +100,26 @@ export class TokenAuthenticator {
 
   private async resolve(token: string, key: string): Promise<Cached> {
     const started = Date.now();
-    const redisKey = authCacheKey(key);
-    let cached = await this.readRedis(redisKey);
+    const read = await this.readRedis(key);
+    let cached = read.cached;
     if (!cached) {
-      const res = await this.opts.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
-      cached = { status: res.status, user: res.user, scopes: res.scopes, tokenId: res.tokenId };
+      cached = await this.ask(token);
       if ((this.invalidatedAt.get(key) ?? 0) >= started) return cached; // invalidated meanwhile: answer, do not keep
       // Only usable tokens are shared: an unusable one is remembered briefly, here only.
-      if (res.status === ACTIVE) await this.writeRedis(redisKey, cached);
+      if (cached.status === ACTIVE && read.generation !== undefined && !(await this.writeRedis(key, cached, read.generation))) {
+        // The token changed while identity was answering: that answer may be from before the change. Ask again, keep nothing.
+        return this.ask(token);
+      }
+      if ((this.invalidatedAt.get(key) ?? 0) >= started) return cached; // the message came while writing
     }
     const ttl = cached.status === ACTIVE ? this.opts.localTtlMs : this.opts.negativeTtlMs;
     if (ttl > 0) this.local?.set(key, cached, { ttl });
     return cached;
+  }
+
+  private async ask(token: string): Promise<Cached> {
+    const res = await this.opts.identity.authenticateToken({ token }, { actor: GATEWAY_ACTOR });
+    return { status: res.status, user: res.user, scopes: res.scopes, tokenId: res.tokenId };
   }
 
   private redisUsable(): Redis | undefined {
@@ -113,33 +127,43 @@ export class TokenAuthenticator {
     return redis && this.opts.redisTtlSeconds > 0 && redis.status === 'ready' ? redis : undefined;
   }
 
-  private async readRedis(key: string): Promise<Cached | undefined> {
+  /**
+   * The token's entry (if usable) and its generation ('' for none), in one round trip; `generation` undefined when Redis
+   * was not read (then nothing is written back either).
+   */
+  private async readRedis(digest: string): Promise<{ cached?: Cached; generation?: string }> {
     const redis = this.redisUsable();
-    if (!redis) return undefined;
+    if (!redis) return {};
     try {
-      const raw = await redis.get(key);
-      if (!raw) return undefined;
+      const [raw, generation] = await redis.mget(authCacheKey(digest), authGenerationKey(digest));
+      if (!raw) return { generation: generation ?? '' };
       const parsed = JSON.parse(raw) as { status: identityV1.TokenStatus; user?: unknown; scopes: string[]; tokenId?: number; at?: number };
-      if ((parsed.at ?? 0) < this.redisReadyAt) return undefined;
+      if ((parsed.at ?? 0) < this.redisReadyAt) return { generation: generation ?? '' };
       return {
-        status: parsed.status, scopes: parsed.scopes, tokenId: parsed.tokenId ?? 0, user: parsed.user ? identityV1.User.fromJSON(parsed.user) : undefined,
+        generation: generation ?? '',
+        cached: {
+          status: parsed.status, scopes: parsed.scopes, tokenId: parsed.tokenId ?? 0, user: parsed.user ? identityV1.User.fromJSON(parsed.user) : undefined,
+        },
       };
     } catch (err) {
       this.opts.logger.debug({ err }, 'auth cache read failed');
-      return undefined;
+      return {};
     }
   }
 
-  private async writeRedis(key: string, value: Cached): Promise<void> {
+  /** Writes the entry if the token's generation is still `generation`; false when it moved (true when Redis failed: nothing to say). */
+  private async writeRedis(digest: string, value: Cached, generation: string): Promise<boolean> {
     const redis = this.redisUsable();
-    if (!redis) return;
+    if (!redis) return true;
     try {
       const json = JSON.stringify({
         status: value.status, scopes: value.scopes, tokenId: value.tokenId, at: Date.now(), user: value.user ? identityV1.User.toJSON(value.user) : undefined,
       });
-      await redis.set(key, json, 'EX', this.opts.redisTtlSeconds);
+      const written = await redis.eval(AUTH_CACHE_WRITE_SCRIPT, 2, authCacheKey(digest), authGenerationKey(digest), json, this.opts.redisTtlSeconds, generation);
+      return written === 1;
     } catch (err) {
       this.opts.logger.debug({ err }, 'auth cache write failed');
+      return true;
     }
   }
 }

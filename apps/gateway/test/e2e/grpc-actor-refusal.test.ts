@@ -6,7 +6,7 @@ import { startStack, type RunningStack } from '@glp/testing';
 /**
  * Every gRPC method of every service, called directly (not through the gateway) without a valid signed actor, is
  * refused with UNAUTHENTICATED before it does anything: no actor at all, an actor signed with another secret, an expired
- * one, and a valid signature replayed from another method. A correctly signed call is not refused (the control).
+ * one, and a valid signature replayed from another method or with another message. A correctly signed call is not refused (the control).
  */
 describe('direct gRPC calls without a valid signed actor', () => {
   let stack: RunningStack;
@@ -29,9 +29,9 @@ describe('direct gRPC calls without a valid signed actor', () => {
     ['push-rules', stack.grpcAddrs.pushRules, pushRulesV1.PushRulesServiceService as unknown as ServiceDefinition],
   ];
 
-  const signed = (actor: Actor, secret: string, method: string, now = Date.now()) => {
+  const signed = (actor: Actor, secret: string, method: string, now = Date.now(), body?: Uint8Array) => {
     const m = new Metadata();
-    const { payload, signature } = signActor(actor, secret, method, now);
+    const { payload, signature } = signActor(actor, secret, method, now, body);
     m.set(ACTOR_HEADER, payload);
     m.set(ACTOR_SIGNATURE_HEADER, signature);
     return m;
@@ -77,6 +77,8 @@ describe('direct gRPC calls without a valid signed actor', () => {
             ['another secret', signed(admin, 'not-the-cluster-secret-0123456789', def.path)],
             ['expired', signed(admin, DEV_ACTOR_SECRET, def.path, Date.now() - 3_600_000)],
             ['replayed from another method', signed(admin, DEV_ACTOR_SECRET, '/gitlab.identity.v1.IdentityService/GetUser' === def.path ? '/gitlab.projects.v1.ProjectsService/GetProject' : '/gitlab.identity.v1.IdentityService/GetUser')],
+            // A valid signature for this method, captured from a call with another message (field 1 = 1).
+            ['replayed with another message', signed(admin, DEV_ACTOR_SECRET, def.path, Date.now(), Buffer.from([0x08, 0x01]))],
           ];
           for (const [how, metadata] of attempts) {
             const code = await call(client, name, def, metadata);

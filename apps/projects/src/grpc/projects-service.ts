@@ -107,7 +107,7 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
         const requestId = item.requestId || ctx.requestId;
         const request = item.request ?? projectsV1.GetProjectRequest.fromPartial({});
         try {
-          return { requestId, request, actor: callers.verify(item.actor, requestId) };
+          return { requestId, request, actor: callers.verify(item.actor, requestId, projectsV1.GetProjectRequest.encode(request).finish()) };
         } catch (err) {
           return { requestId, request, error: toErrorPayload(err) };
         }

@@ -54,8 +54,9 @@ describe('GetProjects: several callers\' project reads in one call', () => {
   };
   const ids: Record<string, number> = {};
 
+  const encoded = (request: projectsV1.GetProjectRequest) => projectsV1.GetProjectRequest.encode(request).finish();
   const item = (actor: Actor, request: projectsV1.GetProjectRequest, requestId = `req-${actor.username || 'anon'}`) =>
-    ({ request, actor: client.signActorFor('getProjects', actor), requestId });
+    ({ request, actor: client.signActorFor('getProjects', actor, encoded(request)), requestId });
   const getProjects = (items: projectsV1.GetProjectsItem[]) => client.getProjects({ items }, { actor: { kind: 'system', id: 0, username: 'gateway', admin: true, scopes: ['api'] } });
   /** What GetProject answers this caller for this read: the project, or its error as an ErrorPayload would carry it. */
   const single = async (actor: Actor, request: projectsV1.GetProjectRequest) => {
@@ -121,7 +122,8 @@ describe('GetProjects: several callers\' project reads in one call', () => {
   });
 
   it('fails only the item whose caller is not signed for GetProjects: forged, for another method, or missing', async () => {
-    const forged = { payload: client.signActorFor('getProjects', bob).payload.replace(/.$/, 'A'), signature: client.signActorFor('getProjects', bob).signature };
+    const bobs = client.signActorFor('getProjects', bob, encoded(byId(ids.secret)));
+    const forged = { payload: bobs.payload.replace(/.$/, 'A'), signature: bobs.signature };
     const otherMethod = signActor(root, SECRET, '/gitlab.projects.v1.ProjectsService/GetProject');
     const { results } = await getProjects([
       { request: byId(ids.secret), actor: forged, requestId: 'f' },
@@ -130,6 +132,16 @@ describe('GetProjects: several callers\' project reads in one call', () => {
       item(alice, byId(ids.secret)),
     ]);
     expect(results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : r.result?.value.kind))).toEqual(['unauthenticated', 'unauthenticated', 'unauthenticated', ids.secret]);
+  });
+
+  it('fails an item whose caller was signed for another item (a caller lifted from one read and put on another)', async () => {
+    // The administrator's caller, captured from an item reading the public project, put on a read of a private one.
+    const captured = client.signActorFor('getProjects', root, encoded(byId(ids.open)));
+    const { results } = await getProjects([
+      { request: byId(ids.secret), actor: captured, requestId: 'lifted' },
+      { request: byId(ids.open), actor: captured, requestId: 'own' },
+    ]);
+    expect(results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : r.result?.value.kind))).toEqual(['unauthenticated', ids.open]);
   });
 
   it('reads the rows of the by-id items in one statement per caller, whatever the number of items', async () => {
@@ -168,7 +180,7 @@ describe('GetProjects: several callers\' project reads in one call', () => {
       const batch = async (...paths: string[]) => {
         const before = await sqlOfGetProjects();
         const { results } = await hinted.client.getProjects(
-          { items: paths.map((p) => ({ request: byPath(p), actor: hinted.client.signActorFor('getProjects', alice), requestId: 'req-hint' })) },
+          { items: paths.map((p) => ({ request: byPath(p), actor: hinted.client.signActorFor('getProjects', alice, encoded(byPath(p))), requestId: 'req-hint' })) },
           { actor: { kind: 'system', id: 0, username: 'gateway', admin: true, scopes: ['api'] } },
         );
         const answers = results.map((r) => (r.result?.$case === 'project' ? r.result.value.id : `${r.result?.value.kind} ${r.result?.value.movedToId || ''}`.trim()));

@@ -26,8 +26,9 @@ describe('git http rules', () => {
   });
 
   it('signs the method and the URL together', () => {
-    expect(signedGitMethod('get', '/projects/1.git/info/refs?service=git-upload-pack')).toBe('git-http GET /projects/1.git/info/refs?service=git-upload-pack');
-    expect(signedGitMethod('POST', '/projects/1.git/git-receive-pack')).not.toBe(signedGitMethod('POST', '/projects/1.git/git-upload-pack'));
+    expect(signedGitMethod('get', '/projects/1.git/info/refs?service=git-upload-pack', 'g-1')).toBe('git-http GET /projects/1.git/info/refs?service=git-upload-pack g-1');
+    expect(signedGitMethod('POST', '/projects/1.git/git-receive-pack', 'g-1')).not.toBe(signedGitMethod('POST', '/projects/1.git/git-upload-pack', 'g-1'));
+    expect(signedGitMethod('POST', '/projects/1.git/git-upload-pack', 'g-1')).not.toBe(signedGitMethod('POST', '/projects/1.git/git-upload-pack', 'g-2'));
   });
 
   it('passes on a sane Git-Protocol header only, and knows protocol v2', () => {

@@ -5,8 +5,10 @@
  *   POST /projects/<id>.git/git-upload-pack | git-receive-pack                    (stateless RPC)
  *
  * Each request carries the caller as `x-glp-actor` + `x-glp-actor-sig` (libs/service-kit `signActor`) signed for
- * `signedGitMethod(method, url)`: the HMAC covers the project and the git service, so a grant for one project's clone
- * cannot be replayed as a push or against another project, and it expires after `GRANT_MAX_AGE_SECONDS`.
+ * `signedGitMethod(method, url, grantId)` with a fresh grant id in `x-glp-grant-id`: the HMAC covers the project and the
+ * git service, so a grant for one project's clone cannot be replayed as a push or against another project; it expires
+ * after `GRANT_MAX_AGE_SECONDS`, and is taken once (UsedGrants), so a captured grant replayed within its minute (a push
+ * with another pack) is refused too.
  */
 
 export const GIT_SERVICES = ['git-upload-pack', 'git-receive-pack'] as const;
@@ -17,8 +19,12 @@ export const isGitService = (s: unknown): s is GitService => typeof s === 'strin
 /** How long a signed git grant is accepted after the gateway issued it (the request's start, not its duration). */
 export const GRANT_MAX_AGE_SECONDS = 60;
 
-/** What the actor signature covers: the HTTP method and the request URL (path and query) on repo-admin. */
-export const signedGitMethod = (method: string, url: string) => `git-http ${method.toUpperCase()} ${url}`;
+/** What the actor signature covers: the HTTP method, the request URL (path and query) on repo-admin, and the grant's id. */
+export const signedGitMethod = (method: string, url: string, grantId: string) => `git-http ${method.toUpperCase()} ${url} ${grantId}`;
+
+/** A grant id as the gateway makes them (a UUID; anything short and plain is accepted, nothing else). */
+export const isGrantId = (id: unknown): id is string => typeof id === 'string' && /^[A-Za-z0-9-]{8,64}$/.test(id);
+
 
 /** The URL the gateway calls for a project's git request. */
 export function gitRequestUrl(projectId: number, service: GitService, advertise: boolean): string {

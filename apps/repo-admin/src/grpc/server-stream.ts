@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { status, type handleServerStreamingCall, type handleUnaryCall, type Metadata, type ServerWritableStream, type ServiceDefinition } from '@grpc/grpc-js';
 import {
   ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorVerificationError, grpcServerHandled, REQUEST_ID_HEADER, runWithContext, toGrpcError, unauthenticated,
-  verifyActor, type CallContext, type Logger,
+  requestBytesOf, verifyActor, type CallContext, type Logger,
 } from '@glp/service-kit';
 
 /** The unary methods of a generated server interface (service-kit's `bindService` binds only those). */
@@ -49,7 +49,10 @@ export function bindServerStream<Req, Res>(
     };
     let actor;
     try {
-      actor = verifyActor(firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), opts.actorSecret, path);
+      // The signature covers the request's bytes (kept by startGrpcServer); without them nothing binds: refused.
+      const body = requestBytesOf(call.request);
+      if (!body) throw new ActorVerificationError('request bytes unknown');
+      actor = verifyActor(firstString(call.metadata, ACTOR_HEADER), firstString(call.metadata, ACTOR_SIGNATURE_HEADER), opts.actorSecret, path, undefined, undefined, body);
     } catch (err) {
       const reason = err instanceof ActorVerificationError ? err.message : 'actor rejected';
       opts.logger.warn({ method: path, request_id: requestId, reason }, 'rejected call with an invalid actor');

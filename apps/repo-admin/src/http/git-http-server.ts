@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, verifyActor, type Logger } from '@glp/service-kit';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, GIT_GRANT_ID_HEADER, verifyActor, type Logger } from '@glp/service-kit';
 import type { GitHttpDeps } from '../app/git-http-deps';
 import { serveGit } from '../app/serve-git';
-import { bodyEncoding, gitProtocolFrom, GRANT_MAX_AGE_SECONDS, parseGitRequest, signedGitMethod } from '../domain/git-http-rules';
+import {
+  bodyEncoding, gitProtocolFrom, GRANT_MAX_AGE_SECONDS, isGrantId, parseGitRequest, signedGitMethod,
+} from '../domain/git-http-rules';
+import { UsedGrants } from '../domain/used-grants';
 
 function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
@@ -18,10 +21,11 @@ const header = (req: IncomingMessage, name: string) => {
 
 /**
  * HTTP adapter of git over HTTP: only requests the gateway signed (the caller as `x-glp-actor` + signature over the
- * method and URL, at most GRANT_MAX_AGE_SECONDS old) reach a repository; anything else is 404 (not an endpoint) or 401
+ * method, URL and grant id, at most GRANT_MAX_AGE_SECONDS old, each grant once) reach a repository; anything else is 404 (not an endpoint) or 401
  * (no valid grant). A gzip request body is decoded on the way into git.
  */
 export function gitHttpHandler(deps: GitHttpDeps, actorSecret: string): (req: IncomingMessage, res: ServerResponse) => void {
+  const used = new UsedGrants();
   return (req, res) => {
     const url = req.url ?? '';
     const method = req.method ?? 'GET';
@@ -33,7 +37,11 @@ export function gitHttpHandler(deps: GitHttpDeps, actorSecret: string): (req: In
     }
     let actor;
     try {
-      actor = verifyActor(header(req, ACTOR_HEADER), header(req, ACTOR_SIGNATURE_HEADER), actorSecret, signedGitMethod(method, url), GRANT_MAX_AGE_SECONDS);
+      const grantId = header(req, GIT_GRANT_ID_HEADER);
+      if (!isGrantId(grantId)) throw new Error('no grant id');
+      actor = verifyActor(header(req, ACTOR_HEADER), header(req, ACTOR_SIGNATURE_HEADER), actorSecret, signedGitMethod(method, url, grantId), GRANT_MAX_AGE_SECONDS);
+      // Taken only once verified (forged ids fill nothing); a second request with the same grant is a replay.
+      if (!used.take(grantId)) throw new Error('grant already used');
     } catch {
       req.resume();
       plain(res, 401, 'Unauthorized');

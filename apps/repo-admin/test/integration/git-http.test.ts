@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { createPool, type Pool } from '@glp/db';
 import { decodeEnvelope, EventTypes, unpackPayload, type PayloadType } from '@glp/events';
 import { identityV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, DomainError, signActor, systemActor, type Actor } from '@glp/service-kit';
+import { randomUUID } from 'node:crypto';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, DomainError, GIT_GRANT_ID_HEADER, signActor, systemActor, type Actor } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import type { RepoAdminDeps } from '../../src/app/deps';
 import { listCommits } from '../../src/app/list-commits';
@@ -66,8 +67,9 @@ describe('git over HTTP in repo-admin', () => {
   const repoDir = (id: number) => path.join(root, hashedDiskPath(id));
   const remote = (id: number) => `${proxyUrl}/projects/${id}.git`;
   const signed = (method: string, url: string, as: Actor = alice) => {
-    const { payload, signature } = signActor(as, SECRET, signedGitMethod(method, url));
-    return { [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature };
+    const grantId = randomUUID();
+    const { payload, signature } = signActor(as, SECRET, signedGitMethod(method, url, grantId));
+    return { [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
   };
 
   beforeAll(async () => {
@@ -260,10 +262,33 @@ describe('git over HTTP in repo-admin', () => {
     expect((await fetch(`http://127.0.0.1:${server.port}${push}`, { headers: signed('GET', clone) })).status).toBe(401);
     expect((await fetch(`http://127.0.0.1:${server.port}${gitRequestUrl(2, 'git-upload-pack', true)}`, { headers: signed('GET', clone) })).status).toBe(401);
     // An expired grant.
-    const old = signActor(alice, SECRET, signedGitMethod('GET', clone), Date.now() - 120_000);
-    expect((await fetch(`http://127.0.0.1:${server.port}${clone}`, { headers: { [ACTOR_HEADER]: old.payload, [ACTOR_SIGNATURE_HEADER]: old.signature } })).status).toBe(401);
+    const old = signActor(alice, SECRET, signedGitMethod('GET', clone, 'grant-0001'), Date.now() - 120_000);
+    const oldHeaders = { [ACTOR_HEADER]: old.payload, [ACTOR_SIGNATURE_HEADER]: old.signature, [GIT_GRANT_ID_HEADER]: 'grant-0001' };
+    expect((await fetch(`http://127.0.0.1:${server.port}${clone}`, { headers: oldHeaders })).status).toBe(401);
+    // A grant without its id.
+    const { [GIT_GRANT_ID_HEADER]: _id, ...noId } = signed('GET', clone);
+    expect((await fetch(`http://127.0.0.1:${server.port}${clone}`, { headers: noId })).status).toBe(401);
     // Not an endpoint.
     expect((await fetch(`http://127.0.0.1:${server.port}/projects/1.git/HEAD`, { headers: signed('GET', '/projects/1.git/HEAD') })).status).toBe(404);
+  });
+
+  it('takes a grant for one request only: replayed within its minute it is refused, and a fetch\'s grant is no push\'s', async () => {
+    const fetchUrl = gitRequestUrl(1, 'git-upload-pack', false);
+    const want = `0032want ${git(repoDir(1), 'rev-parse', 'main')}\n00000009done\n`;
+    const post = (url: string, headers: Record<string, string>, body: string) =>
+      fetch(`http://127.0.0.1:${server.port}${url}`, { method: 'POST', body, headers: { ...headers, 'Content-Type': 'application/x-git-upload-pack-request' } });
+    const grant = signed('POST', fetchUrl);
+    const first = await post(fetchUrl, grant, want);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    // The same captured headers again, with another body: refused.
+    const replayed = await post(fetchUrl, grant, `0032want ${'0'.repeat(40)}\n00000009done\n`);
+    expect(replayed.status).toBe(401);
+    expect(await replayed.text()).toBe('Unauthorized');
+    // A fetch's grant (fresh, never used) replayed as a push.
+    const push = await post(gitRequestUrl(1, 'git-receive-pack', false), signed('POST', fetchUrl), '0000');
+    expect(push.status).toBe(401);
+    expect(git(repoDir(1), 'for-each-ref', '--count=1', 'refs/heads/main')).not.toBe('');
   });
 
   it('refuses a push whose grant was not for pushing, and hook calls for no running push', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -7,7 +8,9 @@ import { promisify } from 'node:util';
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { createPool, type Pool } from '@glp/db';
 import { pushRulesV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createGrpcClient, createLogger, registry, signActor, verifyActor, type Actor } from '@glp/service-kit';
+import {
+  ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createGrpcClient, GIT_GRANT_ID_HEADER, createLogger, keepingRequestBytes, registry, requestBytesOf, signActor, verifyActor, type Actor,
+} from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { BareRepository } from '../../src/disk/bare-repository';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
@@ -58,7 +61,8 @@ describe('push rules in the pre-receive check', () => {
   let checkCalls: pushRulesV1.CheckPushRequest[] = [];
   let getCalls: { projectId: number; actor: Actor }[] = [];
   const actorOf = (call: ServerUnaryCall<unknown, unknown>, method: string) =>
-    verifyActor(String(call.metadata.get(ACTOR_HEADER)[0]), String(call.metadata.get(ACTOR_SIGNATURE_HEADER)[0]), SECRET, `/gitlab.push_rules.v1.PushRulesService/${method}`);
+    verifyActor(String(call.metadata.get(ACTOR_HEADER)[0]), String(call.metadata.get(ACTOR_SIGNATURE_HEADER)[0]), SECRET,
+      `/gitlab.push_rules.v1.PushRulesService/${method}`, 300, Date.now(), requestBytesOf(call.request));
 
   const repoDir = (id: number) => path.join(root, hashedDiskPath(id));
   const remote = (id: number) => `${proxyUrl}/projects/${id}.git`;
@@ -89,7 +93,7 @@ describe('push rules in the pre-receive check', () => {
   beforeAll(async () => {
     fake = new Server();
     // The fake plays only what repo-admin calls (GetPushChecks, CheckPush); grpc-js answers the others itself.
-    fake.addService(pushRulesV1.PushRulesServiceService, {
+    fake.addService(keepingRequestBytes(pushRulesV1.PushRulesServiceService), {
       getPushChecks: (call: ServerUnaryCall<pushRulesV1.GetPushChecksRequest, Checks>, cb: sendUnaryData<Checks>) => {
         getCalls.push({ projectId: call.request.projectId, actor: actorOf(call, 'GetPushChecks') });
         if (checks === 'unavailable') return cb({ code: status.UNAVAILABLE, details: 'down' });
@@ -114,8 +118,10 @@ describe('push rules in the pre-receive check', () => {
     };
     server = await startGitOverHttp(deps, { host: '127.0.0.1', port: 0, actorSecret: SECRET, logger: deps.logger });
     proxy = http.createServer((req, res) => {
-      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!));
-      const up = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers: { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature } }, (r) => {
+      const grantId = randomUUID();
+      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!, grantId));
+      const headers = { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
+      const up = http.request({ host: '127.0.0.1', port: server.port, method: req.method, path: req.url, headers }, (r) => {
         res.writeHead(r.statusCode!, r.headers);
         r.pipe(res);
       });

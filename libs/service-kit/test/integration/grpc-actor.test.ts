@@ -12,12 +12,12 @@ const alice: Actor = { kind: 'user', id: 7, username: 'alice', admin: false, sco
 /** A real gRPC server and client over TCP: the signed actor, error mapping and deadlines on the wire. */
 describe('gRPC bootstrap', () => {
   let server: RunningGrpcServer;
-  let seen: { actor?: Actor; requestId?: string } = {};
+  let seen: { actor?: Actor; requestId?: string; metadata?: Metadata; selector?: identityV1.GetUserRequest['selector'] } = {};
 
   beforeAll(async () => {
     const handlers = {
-      async getUser(req: identityV1.GetUserRequest, ctx: { actor: Actor; requestId: string }) {
-        seen = { actor: ctx.actor, requestId: currentContext()?.requestId };
+      async getUser(req: identityV1.GetUserRequest, ctx: { actor: Actor; requestId: string; metadata: Metadata }) {
+        seen = { actor: ctx.actor, requestId: currentContext()?.requestId, metadata: ctx.metadata, selector: req.selector };
         if (req.selector?.$case === 'id' && req.selector.value === 404) throw notFound('User');
         if (req.selector?.$case === 'id' && req.selector.value === 400) throw invalid({ username: ['is invalid'] });
         if (req.selector?.$case === 'id' && req.selector.value === 500) throw new Error('secret database detail');
@@ -48,7 +48,7 @@ describe('gRPC bootstrap', () => {
     const c = client();
     const res = await runWithContext({ requestId: 'req-123', actor: alice }, () => c.getUser({ selector: { $case: 'id', value: 1 } }));
     expect(res.user).toMatchObject({ id: 7, username: 'alice' });
-    expect(seen).toEqual({ actor: alice, requestId: 'req-123' });
+    expect(seen).toMatchObject({ actor: alice, requestId: 'req-123' });
     c.close();
   });
 
@@ -75,7 +75,8 @@ describe('gRPC bootstrap', () => {
     const raw = new identityV1.IdentityServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
     const signedFor = (method: string) => {
       const md = new Metadata();
-      const { payload, signature } = signActor({ ...alice, admin: true }, SECRET, method);
+      const body = identityV1.GetUserRequest.encode({ selector: { $case: 'id', value: 1 } }).finish();
+      const { payload, signature } = signActor({ ...alice, admin: true }, SECRET, method, Date.now(), body);
       md.set('x-glp-actor', payload);
       md.set('x-glp-actor-sig', signature);
       return md;
@@ -87,6 +88,28 @@ describe('gRPC bootstrap', () => {
     expect(replayed?.code).toBe(status.UNAUTHENTICATED);
     expect(replayed?.details).toBe('actor rejected: bad signature');
     expect(await getUser(signedFor('/gitlab.identity.v1.IdentityService/GetUser'))).toBeNull();
+    raw.close();
+  });
+
+  it('refuses a captured (metadata, message) pair replayed with another message', async () => {
+    // An administrator's call, its metadata captured on the wire (here: as the server received it).
+    const c = client();
+    const root: Actor = { kind: 'user', id: 1, username: 'root', admin: true, scopes: ['api'], external: false };
+    await c.getUser({ selector: { $case: 'id', value: 1 } }, { actor: root });
+    const captured = new Metadata();
+    for (const key of ['x-glp-actor', 'x-glp-actor-sig']) captured.set(key, seen.metadata!.get(key)[0]!);
+    c.close();
+    const raw = new identityV1.IdentityServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+    const getUser = (id: number) =>
+      new Promise<ServiceError | null>((resolve) => raw.getUser({ selector: { $case: 'id', value: id } }, captured.clone(), (err) => resolve(err)));
+    seen = {};
+    const replayed = await getUser(2);
+    expect(replayed?.code).toBe(status.UNAUTHENTICATED);
+    expect(replayed?.details).toBe('actor rejected: bad signature');
+    expect(seen).toEqual({}); // the handler never ran
+    // The very same message is the very same request: accepted (it asks nothing the administrator did not ask).
+    expect(await getUser(1)).toBeNull();
+    expect(seen.selector).toEqual({ $case: 'id', value: 1 });
     raw.close();
   });
 
