@@ -22,6 +22,11 @@ export function systemActor(name: string): Actor {
 
 export const ACTOR_HEADER = 'x-glp-actor';
 export const ACTOR_SIGNATURE_HEADER = 'x-glp-actor-sig';
+/**
+ * The caller's address as the gateway saw it (after TRUST_PROXY), on the requests it proxies to a service's HTTP
+ * listener: what tells anonymous callers apart there. The gateway sets it (never a client).
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-glp-client-address';
 
 export class ActorVerificationError extends Error {
   constructor(reason: string) {

@@ -3,9 +3,13 @@ import type { RepoAdminDeps } from '../app/deps';
 import { PushSessions } from '../app/push-sessions';
 import { pushRulesPolicy } from '../app/push-rules-check';
 import { DEFAULT_PUSH_POLICIES } from '../domain/push-policy';
+import type { GitHttpLimits } from '../domain/git-http-limits';
 import { installGitHooks } from '../disk/git-hooks';
 import { startGitHttpServer } from './git-http-server';
 import { startHookServer } from './hook-server';
+
+/** Limits left unset (tests of other behaviour): none in practice. */
+const UNLIMITED: GitHttpLimits = { storageConcurrency: Number.MAX_SAFE_INTEGER, clientConcurrency: Number.MAX_SAFE_INTEGER, maxDecompressedBytes: Number.MAX_SAFE_INTEGER };
 
 /**
  * Git over HTTP in repo-admin: the receive hooks written to a private directory, the Unix socket they call, and the HTTP
@@ -14,7 +18,7 @@ import { startHookServer } from './hook-server';
  */
 export async function startGitOverHttp(
   deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'> & Partial<Pick<RepoAdminDeps, 'pushRules'>>,
-  opts: { host: string; port: number; actorSecret: string; logger: Logger; repositoryWaitMs?: number },
+  opts: { host: string; port: number; actorSecret: string; logger: Logger; repositoryWaitMs?: number; limits?: Partial<GitHttpLimits> },
 ): Promise<{ port: number; hookSocket: string; stop(graceMs: number): Promise<void> }> {
   const hooks = await installGitHooks();
   // The project's push rule is checked after GitLab's access, branch and tag checks (EE ChangeAccess#exec order).
@@ -22,7 +26,7 @@ export async function startGitOverHttp(
   const pushPolicies = pushRules ? [...DEFAULT_PUSH_POLICIES, pushRulesPolicy({ ...deps, pushRules })] : undefined;
   const gitDeps = { ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies, repositoryWaitMs: opts.repositoryWaitMs };
   const hookServer = await startHookServer(gitDeps, hooks.socketPath);
-  const { server, port } = await startGitHttpServer(gitDeps, opts);
+  const { server, port } = await startGitHttpServer(gitDeps, { ...opts, limits: { ...UNLIMITED, ...opts.limits } });
   return {
     port,
     hookSocket: hooks.socketPath,
