@@ -6,10 +6,10 @@ import type { RepoAdminDeps } from './deps';
 import { runJob } from './repository-jobs';
 
 /**
- * Runs repository jobs, up to `deps.jobs.concurrency` at once: claims due jobs while a slot is free (slow kinds never
- * take the last one: `claimableKinds`), then waits for a notification (`repository_jobs` channel, sent by the consumer's
- * transaction), a job ending, or `pollMs`. Each job stops at its kind's time limit (`runJob`). Stops after the jobs in
- * hand.
+ * Runs repository jobs, up to `deps.jobs.concurrency` at once: claims due jobs while a slot is free (imports and mirror
+ * updates never take the last one: `claimableKinds`), then waits for a notification (`repository_jobs` channel, sent by
+ * the consumer's transaction), a job ending, or `pollMs`. Each job stops at its kind's time limit (`runJob`). Stops
+ * after the jobs in hand.
  */
 export function startJobWorker(deps: RepoAdminDeps, logger: Logger, pollMs: number): { stop(): Promise<void>; wake(): void } {
   let stopped = false;

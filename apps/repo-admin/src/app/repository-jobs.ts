@@ -18,6 +18,7 @@ import { housekeepRepository } from './housekeeping';
 import { reportStatisticsQuietly } from './statistics';
 import { measuredAfter } from '../domain/statistics-rules';
 import { jobTimeLimitMs, timeLimitReached } from '../domain/job-capacity';
+import { jobsAtTimeLimit } from './metrics';
 
 const SERVICE = systemActor('repo-admin');
 const { ImportState } = repositoryEventsV1;
@@ -141,6 +142,7 @@ export async function runJob(deps: RepoAdminDeps, job: JobRow): Promise<void> {
     await HANDLERS[job.kind](jobDeps, job);
     if (measuredAfter(job.kind)) await reportStatisticsQuietly(deps, job.project_id);
   } catch (err) {
+    if (deadline.signal.aborted) jobsAtTimeLimit.inc({ kind: job.kind });
     const message = deadline.signal.aborted ? timeLimitReached(limitMs) : err instanceof Error ? err.message : String(err);
     const reportsImport = job.kind === 'fork' || job.kind === 'import';
     const final = reportsImport && (err instanceof PermanentJobError || job.attempts >= deps.jobMaxAttempts);

@@ -11,6 +11,7 @@ import { BodyTooLargeError, GIT_BODY_TOO_LARGE } from '../domain/git-http-limits
 import { hashedDiskPath } from '../domain/hashed-storage';
 import { serviceAnnouncement } from '../domain/pkt-line';
 import type { GitHttpDeps } from './git-http-deps';
+import { gitHttpRefused } from './metrics';
 
 /** Where the answer goes: an HTTP response (status and headers first, then the streamed body). */
 export interface GitAnswer extends Writable {
@@ -86,8 +87,10 @@ export async function serveGit(deps: GitHttpDeps, call: GitCall, body: Readable 
       timeoutMs: deps.git.timeoutMs, killOnOutputClose: !push, onFirstOutput: answer200,
     });
     const fields = { project_id: call.projectId, service: call.service, advertise: call.advertise, ms: Date.now() - started, request_id: call.requestId };
-    if (bodyError instanceof BodyTooLargeError) deps.logger.warn({ ...fields, err: bodyError }, 'git request body too large');
-    else if (result.code !== 0) deps.logger.warn({ ...fields, code: result.code, timed_out: result.timedOut, stderr: result.stderr }, 'git service failed');
+    if (bodyError instanceof BodyTooLargeError) {
+      gitHttpRefused.inc({ reason: 'body_too_large' });
+      deps.logger.warn({ ...fields, err: bodyError }, 'git request body too large');
+    } else if (result.code !== 0) deps.logger.warn({ ...fields, code: result.code, timed_out: result.timedOut, stderr: result.stderr }, 'git service failed');
     else deps.logger.debug(fields, 'git service done');
   } finally {
     if (session) deps.sessions.close(session.id);

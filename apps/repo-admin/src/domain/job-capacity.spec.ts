@@ -1,4 +1,4 @@
-import { claimableKinds, jobLeasesMs, jobTimeLimitMs, QUICK_KINDS, timeLimitReached } from './job-capacity';
+import { claimableKinds, jobLeasesMs, jobTimeLimitMs, LOCAL_KINDS, timeLimitReached } from './job-capacity';
 
 const capacity = { concurrency: 4, quickTimeLimitMs: 120_000, slowTimeLimitMs: 1_800_000 };
 
@@ -10,14 +10,14 @@ describe('job capacity', () => {
     expect(timeLimitReached(3000)).toBe("the job's time limit (3000 ms) was reached");
   });
 
-  it('keeps a slot for quick jobs however many slow ones wait', () => {
-    expect(QUICK_KINDS).toEqual(['create', 'remove']);
+  it('keeps a slot for local jobs (create, fork, remove, housekeeping) however many imports and mirror updates wait', () => {
+    expect(LOCAL_KINDS).toEqual(['create', 'remove', 'fork', 'housekeeping']);
     expect(claimableKinds([], 4)).toHaveLength(6);
-    expect(claimableKinds(['import', 'fork'], 4)).toHaveLength(6);
-    expect(claimableKinds(['import', 'fork', 'mirror'], 4)).toEqual(['create', 'remove']);
-    expect(claimableKinds(['import', 'create', 'create'], 4)).toHaveLength(6);
-    expect(claimableKinds(['import', 'fork', 'mirror', 'create'], 4)).toEqual([]);
-    expect(claimableKinds(['import'], 2)).toEqual(['create', 'remove']);
+    expect(claimableKinds(['import', 'mirror'], 4)).toHaveLength(6);
+    expect(claimableKinds(['import', 'mirror', 'import'], 4)).toEqual(LOCAL_KINDS);
+    expect(claimableKinds(['fork', 'fork', 'housekeeping'], 4)).toHaveLength(6);
+    expect(claimableKinds(['import', 'import', 'import', 'create'], 4)).toEqual([]);
+    expect(claimableKinds(['import'], 2)).toEqual(LOCAL_KINDS);
     // One slot: one job at a time, any kind.
     expect(claimableKinds([], 1)).toHaveLength(6);
     expect(claimableKinds(['create'], 1)).toEqual([]);

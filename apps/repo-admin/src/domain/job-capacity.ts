@@ -17,7 +17,14 @@ export const JOB_KINDS: readonly JobKind[] = ['create', 'remove', 'fork', 'impor
 /** Kinds that copy or rewrite whole repositories, some from servers we do not control: they may take minutes. */
 const SLOW_KINDS: ReadonlySet<JobKind> = new Set<JobKind>(['fork', 'import', 'mirror', 'housekeeping']);
 export const isSlowJob = (kind: JobKind): boolean => SLOW_KINDS.has(kind);
-export const QUICK_KINDS: readonly JobKind[] = JOB_KINDS.filter((k) => !isSlowJob(k));
+
+/**
+ * Kinds that read a remote server: how long they take is up to whoever runs that server (one that trickles bytes costs
+ * its owner nothing), so they never take the last free slot.
+ */
+const REMOTE_KINDS: ReadonlySet<JobKind> = new Set<JobKind>(['import', 'mirror']);
+export const readsRemote = (kind: JobKind): boolean => REMOTE_KINDS.has(kind);
+export const LOCAL_KINDS: readonly JobKind[] = JOB_KINDS.filter((k) => !readsRemote(k));
 
 export const jobTimeLimitMs = (kind: JobKind, c: JobCapacity): number => (isSlowJob(kind) ? c.slowTimeLimitMs : c.quickTimeLimitMs);
 
@@ -33,14 +40,14 @@ export function jobLeasesMs(c: JobCapacity): Record<JobKind, number> {
 }
 
 /**
- * What the next claim may take, given the kinds running: nothing when every slot is taken; only quick kinds when slow
- * ones fill all slots but one, so that creates and removals of other projects always find a slot however many slow
- * imports or forks are queued; otherwise any kind. (One slot: any kind, one job at a time.)
+ * What the next claim may take, given the kinds running: nothing when every slot is taken; no import or mirror update
+ * when they fill all slots but one, so that other projects' creates, forks and removals always find a slot however many
+ * imports from slow servers are queued; otherwise any kind. (One slot: any kind, one job at a time.)
  */
 export function claimableKinds(running: readonly JobKind[], concurrency: number): readonly JobKind[] {
   if (running.length >= concurrency) return [];
-  const slowSlots = Math.max(1, concurrency - 1);
-  return running.filter(isSlowJob).length >= slowSlots ? QUICK_KINDS : JOB_KINDS;
+  const remoteSlots = Math.max(1, concurrency - 1);
+  return running.filter(readsRemote).length >= remoteSlots ? LOCAL_KINDS : JOB_KINDS;
 }
 
 /** The error a job stopped at its time limit records (its last_error, the log). */

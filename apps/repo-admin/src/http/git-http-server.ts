@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Readable } from 'node:stream';
 import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, CLIENT_ADDRESS_HEADER, verifyActor, type Logger } from '@glp/service-kit';
 import type { GitHttpDeps } from '../app/git-http-deps';
+import { gitHttpRefused } from '../app/metrics';
 import { serveGit } from '../app/serve-git';
 import { GIT_BUSY, GIT_BUSY_RETRY_AFTER_SECONDS, gitClientKey, GitProcessSlots, type GitHttpLimits } from '../domain/git-http-limits';
 import { bodyEncoding, gitProtocolFrom, GRANT_MAX_AGE_SECONDS, parseGitRequest, signedGitMethod } from '../domain/git-http-rules';
@@ -53,6 +54,7 @@ export function gitHttpHandler(
     const admission = slots.admit(gitClientKey(actor, header(req, CLIENT_ADDRESS_HEADER)));
     if (!admission.ok) {
       req.resume();
+      gitHttpRefused.inc({ reason: admission.status === 429 ? 'client' : 'storage' });
       deps.logger.info({ project_id: route.projectId, service: route.service, status: admission.status, actor: actor.username || actor.kind }, 'git request refused: too many at once');
       plain(res, admission.status, GIT_BUSY, { 'Retry-After': String(GIT_BUSY_RETRY_AFTER_SECONDS) });
       return;

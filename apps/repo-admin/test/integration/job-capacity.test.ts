@@ -10,7 +10,7 @@ import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import type { RepoAdminDeps } from '../../src/app/deps';
 import { startJobWorker } from '../../src/app/job-worker';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
-import { onProjectCreated } from '../../src/events/project-consumer';
+import { onProjectCreated, onProjectForked } from '../../src/events/project-consumer';
 import { migrateRepoAdmin } from '../../src/migrations';
 
 /** Polls `check` every 100 ms until it holds or `ms` pass; answers whether it held. */
@@ -92,6 +92,8 @@ describe('repository job capacity', () => {
     withTransaction(pool, (c) => onProjectCreated(c, projectEventsV1.ProjectCreated.fromPartial({ projectId, name: `import${projectId}`, creatorId: 7, importSource: 'url' })));
   const queueCreate = (projectId: number) =>
     withTransaction(pool, (c) => onProjectCreated(c, projectEventsV1.ProjectCreated.fromPartial({ projectId, name: `p${projectId}`, creatorId: 8 })));
+  const queueFork = (projectId: number, sourceProjectId: number) =>
+    withTransaction(pool, (c) => onProjectForked(c, projectEventsV1.ProjectForked.fromPartial({ projectId, forkedFromProjectId: sourceProjectId, copyRepository: true })));
   const repositories = async (ids: number[]) =>
     (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM repositories WHERE project_id = ANY($1)', [ids])).rows[0]!.n;
   const job = async (projectId: number) =>
@@ -116,17 +118,18 @@ describe('repository job capacity', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('keeps creating other projects’ repositories while imports from a trickling server run', async () => {
+  it('keeps creating and forking other projects’ repositories while imports from a trickling server run', async () => {
     const deps = depsWith({ concurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 120_000 });
-    // Two slow imports first (as many as there are slots), then three other projects' creates.
+    // Two slow imports first (as many as there are slots), then three other projects' creates and a fork of one of them.
     await queueImport(101);
     await queueImport(102);
     for (const id of [103, 104, 105]) await queueCreate(id);
+    await queueFork(106, 103);
     const worker = startJobWorker(deps, deps.logger, 100);
     try {
-      const created = await within(15_000, async () => (await repositories([103, 104, 105])) === 3);
+      const created = await within(15_000, async () => (await repositories([103, 104, 105, 106])) === 4);
       expect(created).toBe(true);
-      for (const id of [103, 104, 105]) expect(existsSync(path.join(root, hashedDiskPath(id), 'HEAD'))).toBe(true);
+      for (const id of [103, 104, 105, 106]) expect(existsSync(path.join(root, hashedDiskPath(id), 'HEAD'))).toBe(true);
       // The imports are still running (claimed, first attempt), holding their connections to the trickling server.
       expect(await job(101)).toMatchObject({ attempts: 1, claimed: true, last_error: null });
       expect(trickle.open()).toBeGreaterThanOrEqual(1);
