@@ -41,7 +41,8 @@ describe('git over HTTP limits in repo-admin', () => {
   const advertise = async (as: Actor, headers: Record<string, string> = {}) => {
     const url = gitRequestUrl(1, 'git-upload-pack', true);
     const res = await fetch(`http://127.0.0.1:${server.port}${url}`, { headers: { ...signed('GET', url, as), ...headers } });
-    return { status: res.status, text: res.status === 200 ? '' : await res.text(), retryAfter: res.headers.get('retry-after') };
+    const text = await res.text();
+    return { status: res.status, text: res.status === 200 ? '' : text, retryAfter: res.headers.get('retry-after') };
   };
   /**
    * A fetch whose request never ends: git upload-pack runs, reading it, for as long as the client keeps the request open
@@ -53,11 +54,17 @@ describe('git over HTTP limits in repo-admin', () => {
       host: '127.0.0.1', port: server.port, method: 'POST', path: url,
       headers: { ...signed('POST', url, as), 'Content-Type': 'application/x-git-upload-pack-request', ...headers },
     });
+    let refused: number | undefined;
     req.on('error', () => undefined);
-    req.on('response', (res) => res.resume());
+    req.on('response', (res) => {
+      refused = res.statusCode;
+      res.resume();
+    });
     req.write(`0032want ${head}\n`);
     held.push(req);
     await new Promise((r) => setTimeout(r, 300));
+    // A refusal answers at once; a held request has no answer while its body is open.
+    if (refused !== undefined) throw new Error(`the request to hold was answered ${refused}`);
     return req;
   };
   const release = async (reqs: http.ClientRequest[]) => {
@@ -77,7 +84,7 @@ describe('git over HTTP limits in repo-admin', () => {
     };
     server = await startGitOverHttp(deps, {
       host: '127.0.0.1', port: 0, actorSecret: SECRET, logger: deps.logger,
-      limits: { storageConcurrency: 3, clientConcurrency: 2, maxDecompressedBytes: 1024 * 1024 },
+      limits: { storageConcurrency: 4, clientConcurrency: 2, maxDecompressedBytes: 1024 * 1024 },
     });
     const repo = new BareRepository(deps.git, path.join(root, hashedDiskPath(1)));
     await repo.init('main');
@@ -100,9 +107,8 @@ describe('git over HTTP limits in repo-admin', () => {
     expect(third).toEqual({ status: 429, text: BUSY, retryAfter: expect.stringMatching(/^[1-9][0-9]*$/) });
     expect((await advertise(bob)).status).toBe(200);
     // Anonymous clients are told apart by their address (the gateway's `x-glp-client-address`).
-    const anon = [await hold(ANONYMOUS, { 'x-glp-client-address': '203.0.113.5' })];
     await release(mine);
-    anon.push(await hold(ANONYMOUS, { 'x-glp-client-address': '203.0.113.5' }));
+    const anon = [await hold(ANONYMOUS, { 'x-glp-client-address': '203.0.113.5' }), await hold(ANONYMOUS, { 'x-glp-client-address': '203.0.113.5' })];
     expect((await advertise(ANONYMOUS, { 'x-glp-client-address': '203.0.113.5' })).status).toBe(429);
     expect((await advertise(ANONYMOUS, { 'x-glp-client-address': '203.0.113.6' })).status).toBe(200);
     await release(anon);
@@ -112,7 +118,7 @@ describe('git over HTTP limits in repo-admin', () => {
   });
 
   it('answers 503 when the storage runs as many git processes as it may, whoever asks', async () => {
-    const all = [await hold(alice), await hold(alice), await hold(bob)];
+    const all = [await hold(alice), await hold(alice), await hold(bob), await hold(bob)];
     const res = await advertise(carol);
     expect(res).toEqual({ status: 503, text: BUSY, retryAfter: expect.stringMatching(/^[1-9][0-9]*$/) });
     await release(all);
