@@ -8,20 +8,21 @@ import { runJob } from './repository-jobs';
 /**
  * Runs repository jobs, up to `deps.jobs.concurrency` at once: claims due jobs while a slot is free (imports and mirror
  * updates never take the last one: `claimableKinds`), then waits for a notification (`repository_jobs` channel, sent by
- * the consumer's transaction), a job ending, or `pollMs`. Each job stops at its kind's time limit (`runJob`). Stops
- * after the jobs in hand.
+ * the consumer's transaction), a job ending, or `pollMs`. Each job stops at its kind's time limit (`runJob`); `stop`
+ * stops the jobs in hand and releases them.
  */
 export function startJobWorker(deps: RepoAdminDeps, logger: Logger, pollMs: number): { stop(): Promise<void>; wake(): void } {
   let stopped = false;
   let wake: () => void = () => undefined;
   const running = new Map<number, { kind: JobKind; done: Promise<void> }>();
   const leases = jobLeasesMs(deps.jobs);
+  const shutdown = new AbortController();
 
   const fill = async () => {
     while (!stopped) {
       const job = await claimNextJob(deps.pool, leases, claimableKinds([...running.values()].map((r) => r.kind), deps.jobs.concurrency));
       if (!job) return;
-      const done = runJob(deps, job)
+      const done = runJob(deps, job, shutdown.signal)
         .catch((err: unknown) => logger.warn({ err, job: { id: job.id, kind: job.kind } }, 'repository job worker: job left for a later claim'))
         .finally(() => {
           running.delete(job.id);
@@ -54,6 +55,8 @@ export function startJobWorker(deps: RepoAdminDeps, logger: Logger, pollMs: numb
       stopped = true;
       wake();
       await loop;
+      // Jobs in hand stop now (their git killed) and are released for the next worker, rather than holding shutdown.
+      shutdown.abort();
       await Promise.all([...running.values()].map((r) => r.done));
     },
   };

@@ -157,4 +157,18 @@ describe('repository job capacity', () => {
       await worker.stop();
     }
   });
+
+  it('stops the jobs in hand when the worker stops, releasing them for the next worker at once', async () => {
+    const deps = depsWith({ concurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 120_000 });
+    await queueImport(301);
+    const worker = startJobWorker(deps, deps.logger, 100);
+    expect(await within(5_000, async () => trickle.open() > 0)).toBe(true);
+    const started = Date.now();
+    await worker.stop();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await job(301)).toMatchObject({ attempts: 1, claimed: false, last_error: 'stopped by shutdown' });
+    const { rows } = await pool.query<{ due: boolean }>('SELECT run_after <= now() AS due FROM repository_jobs WHERE project_id = 301');
+    expect(rows[0]!.due).toBe(true);
+    expect(await within(3_000, async () => trickle.closed() > 0)).toBe(true);
+  });
 });
