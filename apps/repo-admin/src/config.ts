@@ -34,11 +34,21 @@ export const repoAdminEnv = z.object({
   /** The git binary, and the longest one git command may run. */
   GIT_BIN: env.str('git'),
   GIT_TIMEOUT_MS: env.int(600_000, 1000),
+  /**
+   * Git over HTTP: git upload-pack/receive-pack processes at once on this storage and per client (user, or address when
+   * anonymous), and the largest decompressed gzip request body, in MiB.
+   */
+  GIT_HTTP_CONCURRENCY: env.int(64, 1, 10_000),
+  GIT_HTTP_CLIENT_CONCURRENCY: env.int(8, 1, 10_000),
+  GIT_HTTP_MAX_DECOMPRESSED_MB: env.int(100, 1, 100_000),
   /** A git request for a project whose repository is still being created waits this long for it (GitHttpDeps). */
   GIT_REPOSITORY_WAIT_MS: env.int(10_000, 0, 120_000),
-  /** How often the job worker looks for work when no notification came, and how long a claimed job stays claimed. */
+  /** How often the job worker looks for work when no notification came. */
   JOB_POLL_MS: env.int(1000, 50),
-  JOB_LEASE_MS: env.int(15 * 60_000, 1000),
+  /** Repository jobs at once per process (imports and mirror updates never take the last slot), and each kind's time limit. */
+  JOB_CONCURRENCY: env.int(4, 1, 64),
+  JOB_TIME_LIMIT_MS: env.int(120_000, 1000),
+  JOB_SLOW_TIME_LIMIT_MS: env.int(30 * 60_000, 1000),
   JOB_MAX_ATTEMPTS: env.int(5, 1, 100),
   /** GitLab's `max_attachment_size`: the largest upload (POST /projects/:id/uploads), in megabytes (MiB). */
   MAX_ATTACHMENT_SIZE: env.int(100, 1, 100_000),

@@ -47,7 +47,8 @@ async function main(): Promise<void> {
     pool, identity, projects, pushRules, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
     remoteRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     storageRoot: storageRoot(config), git: { gitBin: config.GIT_BIN, timeoutMs: config.GIT_TIMEOUT_MS },
-    jobLeaseMs: config.JOB_LEASE_MS, jobMaxAttempts: config.JOB_MAX_ATTEMPTS, mirrorIntervalMs: config.MIRROR_INTERVAL_MS,
+    jobs: { concurrency: config.JOB_CONCURRENCY, quickTimeLimitMs: config.JOB_TIME_LIMIT_MS, slowTimeLimitMs: config.JOB_SLOW_TIME_LIMIT_MS },
+    jobMaxAttempts: config.JOB_MAX_ATTEMPTS, mirrorIntervalMs: config.MIRROR_INTERVAL_MS,
     maxAttachmentBytes: attachmentLimitBytes(config.MAX_ATTACHMENT_SIZE),
   };
   // Uploads a process that died mid-transfer left half-written (never visible: no row points at them).
@@ -87,7 +88,13 @@ async function main(): Promise<void> {
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
-  const gitHttp = await startGitOverHttp(deps, { host: config.HTTP_HOST, port: config.HTTP_PORT, actorSecret: config.ACTOR_SECRET, logger, repositoryWaitMs: config.GIT_REPOSITORY_WAIT_MS });
+  const gitHttp = await startGitOverHttp(deps, {
+    host: config.HTTP_HOST, port: config.HTTP_PORT, actorSecret: config.ACTOR_SECRET, logger, repositoryWaitMs: config.GIT_REPOSITORY_WAIT_MS,
+    limits: {
+      storageConcurrency: config.GIT_HTTP_CONCURRENCY, clientConcurrency: config.GIT_HTTP_CLIENT_CONCURRENCY,
+      maxDecompressedBytes: config.GIT_HTTP_MAX_DECOMPRESSED_MB * 1024 * 1024,
+    },
+  });
   onShutdown('git http server', () => gitHttp.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
   await startMetricsServer(config.METRICS_PORT);
   logger.info({ grpc_port: grpc.port, http_port: gitHttp.port, storage_root: deps.storageRoot }, 'repo-admin ready');

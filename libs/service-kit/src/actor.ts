@@ -24,6 +24,11 @@ export const ACTOR_HEADER = 'x-glp-actor';
 export const ACTOR_SIGNATURE_HEADER = 'x-glp-actor-sig';
 /** The id of a git grant (gateway → repo-admin): signed with it, and taken once. */
 export const GIT_GRANT_ID_HEADER = 'x-glp-grant-id';
+/**
+ * The caller's address as the gateway saw it (after TRUST_PROXY), on the requests it proxies to a service's HTTP
+ * listener: what tells anonymous callers apart there. The gateway sets it (never a client).
+ */
+export const CLIENT_ADDRESS_HEADER = 'x-glp-client-address';
 
 export class ActorVerificationError extends Error {
   constructor(reason: string) {

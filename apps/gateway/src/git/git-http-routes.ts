@@ -2,7 +2,7 @@ import { Agent } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { projectsV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ANONYMOUS, GIT_GRANT_ID_HEADER, DomainError, type Actor, type Logger } from '@glp/service-kit';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ANONYMOUS, CLIENT_ADDRESS_HEADER, GIT_GRANT_ID_HEADER, DomainError, type Actor, type Logger } from '@glp/service-kit';
 import type { TokenAuthenticator } from '../auth/token-authenticator';
 import type { Services } from '../clients';
 import { movedProjectId } from '../http/moved-project';
@@ -25,8 +25,8 @@ export interface GitHttpOptions {
   logger: Logger;
 }
 
-/** Headers that never travel to repo-admin (credentials, and any grant a client would try to bring itself). */
-const STRIPPED = ['authorization', 'cookie', 'private-token', 'job-token', ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, GIT_GRANT_ID_HEADER];
+/** Headers that never travel to repo-admin (credentials, and any grant or address a client would try to bring itself). */
+const STRIPPED = ['authorization', 'cookie', 'private-token', 'job-token', ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, GIT_GRANT_ID_HEADER, CLIENT_ADDRESS_HEADER];
 
 /** `render plain: message, status:` (Rails): text/plain in UTF-8. */
 function plain(res: Response, status: number, text: string, headers: Record<string, string> = {}): void {
@@ -162,6 +162,8 @@ export function gitHttpRoutes(opts: GitHttpOptions): RequestHandler {
     req.headers[ACTOR_HEADER] = grant.payload;
     req.headers[ACTOR_SIGNATURE_HEADER] = grant.signature;
     req.headers[GIT_GRANT_ID_HEADER] = grant.grantId;
+    // repo-admin limits concurrent git processes per client: anonymous callers are told apart by this address.
+    req.headers[CLIENT_ADDRESS_HEADER] = req.ip ?? req.socket.remoteAddress ?? '';
     const requestId = res.getHeader('X-Request-Id');
     if (typeof requestId === 'string') req.headers['x-request-id'] = requestId;
     req.url = url;

@@ -3,6 +3,7 @@ import type { identityV1, projectsV1, pushRulesV1 } from '@glp/proto';
 import type { Logger, PromiseClient } from '@glp/service-kit';
 import type { GitRunner } from '../disk/bare-repository';
 import type { RemoteRules } from '../disk/remote';
+import type { JobCapacity } from '../domain/job-capacity';
 
 export interface RepoAdminDeps {
   pool: Pool;
@@ -24,7 +25,8 @@ export interface RepoAdminDeps {
   storageRoot: string;
   storage: string;
   logger: Logger;
-  jobLeaseMs: number;
+  /** Repository jobs at once per process, and their kinds' time limits (JOB_CONCURRENCY, JOB_*TIME_LIMIT_MS). */
+  jobs: JobCapacity;
   jobMaxAttempts: number;
   /** Time between scheduled pull-mirror updates (GitLab's mirror interval). */
   mirrorIntervalMs: number;

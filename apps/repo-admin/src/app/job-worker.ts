@@ -1,33 +1,52 @@
 import type { Logger } from '@glp/service-kit';
+import { claimableKinds, jobLeasesMs } from '../domain/job-capacity';
+import type { JobKind } from '../domain/job-rules';
 import { claimNextJob } from '../store/jobs-store';
 import type { RepoAdminDeps } from './deps';
 import { runJob } from './repository-jobs';
 
 /**
- * Runs repository jobs one after another: everything due, then waits for a notification (`repository_jobs` channel,
- * sent by the consumer's transaction) or `pollMs`. Stops after the job in hand.
+ * Runs repository jobs, up to `deps.jobs.concurrency` at once: claims due jobs while a slot is free (imports and mirror
+ * updates never take the last one: `claimableKinds`), then waits for a notification (`repository_jobs` channel, sent by
+ * the consumer's transaction), a job ending, or `pollMs`. Each job stops at its kind's time limit (`runJob`); `stop`
+ * stops the jobs in hand and releases them.
  */
 export function startJobWorker(deps: RepoAdminDeps, logger: Logger, pollMs: number): { stop(): Promise<void>; wake(): void } {
   let stopped = false;
   let wake: () => void = () => undefined;
+  const running = new Map<number, { kind: JobKind; done: Promise<void> }>();
+  const leases = jobLeasesMs(deps.jobs);
+  const shutdown = new AbortController();
+
+  const fill = async () => {
+    while (!stopped) {
+      const job = await claimNextJob(deps.pool, leases, claimableKinds([...running.values()].map((r) => r.kind), deps.jobs.concurrency));
+      if (!job) return;
+      const done = runJob(deps, job, shutdown.signal)
+        .catch((err: unknown) => logger.warn({ err, job: { id: job.id, kind: job.kind } }, 'repository job worker: job left for a later claim'))
+        .finally(() => {
+          running.delete(job.id);
+          wake();
+        });
+      running.set(job.id, { kind: job.kind, done });
+    }
+  };
+
   const loop = (async () => {
     while (!stopped) {
-      try {
-        const job = await claimNextJob(deps.pool, deps.jobLeaseMs);
-        if (job) {
-          await runJob(deps, job);
-          continue;
-        }
-      } catch (err) {
-        logger.warn({ err }, 'repository job worker: retrying');
-      }
-      await new Promise<void>((resolve) => {
+      const woken = new Promise<void>((resolve) => {
         const t = setTimeout(resolve, pollMs);
         wake = () => {
           clearTimeout(t);
           resolve();
         };
       });
+      try {
+        await fill();
+      } catch (err) {
+        logger.warn({ err }, 'repository job worker: retrying');
+      }
+      await woken;
     }
   })();
   return {
@@ -36,6 +55,9 @@ export function startJobWorker(deps: RepoAdminDeps, logger: Logger, pollMs: numb
       stopped = true;
       wake();
       await loop;
+      // Jobs in hand stop now (their git killed) and are released for the next worker, rather than holding shutdown.
+      shutdown.abort();
+      await Promise.all([...running.values()].map((r) => r.done));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { registry } from '@glp/service-kit';
 
 /** The pre-receive check of a push (every policy, push rules included), by whether the project's push rule was active. */
@@ -14,5 +14,21 @@ export const preReceiveDuration = new Histogram({
 export const spooledPushes = new Gauge({
   name: 'repo_admin_push_events_spooled',
   help: 'Pushes whose Push/TagPush/RepositoryChanged events wait in the spool on disk for the database',
+  registers: [registry],
+});
+
+/** Git over HTTP requests refused before git ran: `client` (429), `storage` (503); and gzip bodies cut at their cap (413). */
+export const gitHttpRefused = new Counter({
+  name: 'repo_admin_git_http_refused_total',
+  help: 'Git over HTTP requests refused by the concurrency limits (reason client: 429, storage: 503) or cut at the decompressed body cap (reason body_too_large: 413)',
+  labelNames: ['reason'],
+  registers: [registry],
+});
+
+/** Repository jobs stopped at their kind's time limit. */
+export const jobsAtTimeLimit = new Counter({
+  name: 'repo_admin_jobs_time_limit_reached_total',
+  help: 'Repository job attempts stopped at their kind\'s time limit (JOB_TIME_LIMIT_MS, JOB_SLOW_TIME_LIMIT_MS), by kind',
+  labelNames: ['kind'],
   registers: [registry],
 });

@@ -17,6 +17,8 @@ import { forgetProjectUploads, removeProjectUploadFiles } from './avatars';
 import { housekeepRepository } from './housekeeping';
 import { reportStatisticsQuietly } from './statistics';
 import { measuredAfter } from '../domain/statistics-rules';
+import { jobTimeLimitMs, timeLimitReached } from '../domain/job-capacity';
+import { jobsAtTimeLimit } from './metrics';
 
 const SERVICE = systemActor('repo-admin');
 const { ImportState } = repositoryEventsV1;
@@ -126,26 +128,43 @@ const HANDLERS = {
 } as const;
 
 /**
- * Runs one claimed job. A failure is retried with backoff; a fork or import that still fails after `jobMaxAttempts` (or
- * cannot succeed) fails for good: RepositoryImportStateChanged FAILED with the reason (never a URL), and the job ends.
+ * Runs one claimed job within its kind's time limit: every git command of the job gets the job's abort signal, so a
+ * fetch from a server that trickles bytes is killed at the limit rather than after GIT_TIMEOUT_MS (and at `shutdown`,
+ * after which the job is due again for the next worker). A failure is retried
+ * with backoff; a fork or import that still fails after `jobMaxAttempts` (or cannot succeed) fails for good:
+ * RepositoryImportStateChanged FAILED with the reason (never a URL), and the job ends.
  */
-export async function runJob(deps: RepoAdminDeps, job: JobRow): Promise<void> {
+export async function runJob(deps: RepoAdminDeps, job: JobRow, shutdown?: AbortSignal): Promise<void> {
+  const limitMs = jobTimeLimitMs(job.kind, deps.jobs);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), limitMs);
+  const signal = shutdown ? AbortSignal.any([deadline.signal, shutdown]) : deadline.signal;
+  const jobDeps: RepoAdminDeps = { ...deps, git: { ...deps.git, signal } };
   try {
-    await HANDLERS[job.kind](deps, job);
+    await HANDLERS[job.kind](jobDeps, job);
     if (measuredAfter(job.kind)) await reportStatisticsQuietly(deps, job.project_id);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    if (shutdown?.aborted && !deadline.signal.aborted) {
+      // Stopped with the process, not failed: due again at once for the next worker (the attempt stays counted).
+      deps.logger.info({ job: { id: job.id, kind: job.kind, project_id: job.project_id } }, 'repository job stopped by shutdown');
+      await retryJob(deps.pool, job.id, 0, 'stopped by shutdown');
+      return;
+    }
+    if (deadline.signal.aborted) jobsAtTimeLimit.inc({ kind: job.kind });
+    const message = deadline.signal.aborted ? timeLimitReached(limitMs) : err instanceof Error ? err.message : String(err);
     const reportsImport = job.kind === 'fork' || job.kind === 'import';
     const final = reportsImport && (err instanceof PermanentJobError || job.attempts >= deps.jobMaxAttempts);
-    deps.logger.warn({ err, job: { id: job.id, kind: job.kind, project_id: job.project_id, attempts: job.attempts }, final }, 'repository job failed');
+    deps.logger.warn({ err, job: { id: job.id, kind: job.kind, project_id: job.project_id, attempts: job.attempts }, final, time_limit_reached: deadline.signal.aborted }, 'repository job failed');
     if (!final) {
       await retryJob(deps.pool, job.id, retryDelayMs(job.attempts), message);
       return;
     }
     await withTransaction(deps.pool, async (client) => {
-      const reason = err instanceof PermanentJobError || err instanceof ImportFetchError ? message : job.kind === 'import' ? REMOTE_UNREACHABLE : 'Failed to copy the repository';
+      const reason = err instanceof PermanentJobError || err instanceof ImportFetchError ? err.message : job.kind === 'import' ? REMOTE_UNREACHABLE : 'Failed to copy the repository';
       await recordImportState(client, deps.topic, job.project_id, ImportState.IMPORT_STATE_FAILED, reason);
       await completeJob(client, job.id);
     });
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -6,6 +6,8 @@ import { runGit } from './git';
 export interface GitRunner {
   gitBin: string;
   timeoutMs: number;
+  /** Stops every command run with this runner (a repository job's time limit). */
+  signal?: AbortSignal;
 }
 
 export interface Signature {
@@ -20,7 +22,7 @@ export class BareRepository {
   constructor(readonly git: GitRunner, readonly dir: string) {}
 
   private run(args: string[], extra: { input?: string; env?: Record<string, string> } = {}) {
-    return runGit(this.git.gitBin, args, { dir: this.dir, timeoutMs: this.git.timeoutMs, ...extra }).then((b) => b.toString().trim());
+    return runGit(this.git.gitBin, args, { dir: this.dir, timeoutMs: this.git.timeoutMs, signal: this.git.signal, ...extra }).then((b) => b.toString().trim());
   }
 
   exists(): boolean {
@@ -31,7 +33,7 @@ export class BareRepository {
   async init(branch: string): Promise<void> {
     if (this.exists()) return;
     await mkdir(path.dirname(this.dir), { recursive: true });
-    await runGit(this.git.gitBin, ['init', '--bare', '--quiet', `--initial-branch=${branch}`, '--', this.dir], { timeoutMs: this.git.timeoutMs });
+    await runGit(this.git.gitBin, ['init', '--bare', '--quiet', `--initial-branch=${branch}`, '--', this.dir], { timeoutMs: this.git.timeoutMs, signal: this.git.signal });
   }
 
   /** Whether `refs/heads/<branch>` exists. */

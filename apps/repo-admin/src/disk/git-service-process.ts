@@ -19,6 +19,8 @@ export interface GitServiceRun {
   timeoutMs: number;
   /** Stop git when `output` closes before it finished (a client that went away). Not for pushes: hooks must finish. */
   killOnOutputClose: boolean;
+  /** Called once, before git's first bytes reach `output` (the caller's status and headers). */
+  onFirstOutput?: () => void;
 }
 
 export interface GitServiceResult {
@@ -68,9 +70,11 @@ export function runGitService(git: GitRunner, run: GitServiceRun): Promise<GitSe
     child.stderr.on('data', (b: Buffer) => {
       stderr = (stderr + b.toString()).slice(-4096);
     });
+    if (run.onFirstOutput) child.stdout.once('data', run.onFirstOutput);
     child.stdout.pipe(run.output, { end: false });
     child.stdin.on('error', () => undefined); // git may exit before reading everything (EPIPE)
     if (run.input) {
+      // A failed body (the client went away, a corrupt or oversized gzip body): git sees its request end and stops.
       run.input.on('error', () => child.stdin.destroy());
       run.input.pipe(child.stdin);
     }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface GitOptions {
   /** Run inside this repository (`git -C <dir>`). */
@@ -9,6 +9,8 @@ export interface GitOptions {
   timeoutMs: number;
   /** Stdout beyond this many bytes is an error (the command is killed). Default 16 MiB. */
   maxOutputBytes?: number;
+  /** Kills the command when aborted (a repository job's time limit). */
+  signal?: AbortSignal;
 }
 
 export class GitError extends Error {
@@ -28,16 +30,33 @@ export const BASE_ENV: Record<string, string> = {
 };
 
 /**
+ * Kills a git command with the helpers it started (`git fetch` runs `git-remote-https`, `index-pack`…, which would
+ * otherwise keep a trickling connection open): each command leads its own process group.
+ */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+/**
  * Runs the git CLI without a shell (arguments are passed as they are: nothing is ever interpolated into a command line),
- * with a timeout after which it is killed, and a bound on what it may print. Resolves with stdout.
+ * with a timeout (or an abort signal) after which it is killed, and a bound on what it may print. Resolves with stdout.
  */
 export function runGit(gitBin: string, args: readonly string[], opts: GitOptions): Promise<Buffer> {
   const fullArgs = opts.dir ? ['-C', opts.dir, ...args] : [...args];
   const max = opts.maxOutputBytes ?? 16 * 1024 * 1024;
   return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) {
+      reject(new GitError(args, null, 'stopped before it started'));
+      return;
+    }
     const child = spawn(gitBin, fullArgs, {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...BASE_ENV, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
     });
     const out: Buffer[] = [];
     let outBytes = 0;
@@ -45,13 +64,22 @@ export function runGit(gitBin: string, args: readonly string[], opts: GitOptions
     let failure: Error | undefined;
     const timer = setTimeout(() => {
       failure = new GitError(args, null, `timed out after ${opts.timeoutMs} ms`);
-      child.kill('SIGKILL');
+      killGroup(child);
     }, opts.timeoutMs);
+    const onAbort = () => {
+      failure ??= new GitError(args, null, 'stopped');
+      killGroup(child);
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
     child.stdout.on('data', (b: Buffer) => {
       outBytes += b.length;
       if (outBytes > max) {
         failure ??= new GitError(args, null, `output beyond ${max} bytes`);
-        child.kill('SIGKILL');
+        killGroup(child);
         return;
       }
       out.push(b);
@@ -60,11 +88,11 @@ export function runGit(gitBin: string, args: readonly string[], opts: GitOptions
       if (err.length < 64 * 1024) err += b.toString();
     });
     child.on('error', (e) => {
-      clearTimeout(timer);
+      settle();
       reject(e);
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
+      settle();
       if (failure) reject(failure);
       else if (code !== 0) reject(new GitError(args, code, err));
       else resolve(Buffer.concat(out));

@@ -19,7 +19,7 @@ export class MirrorWorkspace {
   constructor(readonly git: GitRunner, readonly dir: string) {}
 
   private run(args: string[], extra: { input?: string; env?: Record<string, string> } = {}) {
-    return runGit(this.git.gitBin, args, { dir: this.dir, timeoutMs: this.git.timeoutMs, maxOutputBytes: 64 * 1024 * 1024, ...extra }).then((b) => b.toString('utf8'));
+    return runGit(this.git.gitBin, args, { dir: this.dir, timeoutMs: this.git.timeoutMs, signal: this.git.signal, maxOutputBytes: 64 * 1024 * 1024, ...extra }).then((b) => b.toString('utf8'));
   }
 
   /** Fetches the upstream's refs into the temporary namespace (`env`: pinned address and credentials, disk/remote.ts). */

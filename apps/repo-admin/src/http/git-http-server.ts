@@ -1,16 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, GIT_GRANT_ID_HEADER, verifyActor, type Logger } from '@glp/service-kit';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, CLIENT_ADDRESS_HEADER, GIT_GRANT_ID_HEADER, verifyActor, type Logger } from '@glp/service-kit';
 import type { GitHttpDeps } from '../app/git-http-deps';
+import { gitHttpRefused } from '../app/metrics';
 import { serveGit } from '../app/serve-git';
+import { GIT_BUSY, GIT_BUSY_RETRY_AFTER_SECONDS, gitClientKey, GitProcessSlots, type GitHttpLimits } from '../domain/git-http-limits';
 import {
   bodyEncoding, gitProtocolFrom, GRANT_MAX_AGE_SECONDS, isGrantId, parseGitRequest, signedGitMethod,
 } from '../domain/git-http-rules';
 import { UsedGrants } from '../domain/used-grants';
+import { cappedGunzip } from './capped-gunzip';
 
-function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), ...headers });
   res.end(text);
 }
 
@@ -21,10 +23,14 @@ const header = (req: IncomingMessage, name: string) => {
 
 /**
  * HTTP adapter of git over HTTP: only requests the gateway signed (the caller as `x-glp-actor` + signature over the
- * method, URL and grant id, at most GRANT_MAX_AGE_SECONDS old, each grant once) reach a repository; anything else is 404 (not an endpoint) or 401
- * (no valid grant). A gzip request body is decoded on the way into git.
+ * method, URL and grant id, at most GRANT_MAX_AGE_SECONDS old, each grant once) reach a repository; anything else is
+ * 404 (not an endpoint) or 401 (no valid grant). Each request runs one git process, admitted by `slots` (per client, per
+ * storage: 429 / 503 with GitLab's "unable to handle this request due to load" beyond); a gzip request body is decoded on
+ * the way into git, up to `maxDecompressedBytes` (413 beyond).
  */
-export function gitHttpHandler(deps: GitHttpDeps, actorSecret: string): (req: IncomingMessage, res: ServerResponse) => void {
+export function gitHttpHandler(
+  deps: GitHttpDeps, actorSecret: string, slots: GitProcessSlots, maxDecompressedBytes: number,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const used = new UsedGrants();
   return (req, res) => {
     const url = req.url ?? '';
@@ -53,25 +59,31 @@ export function gitHttpHandler(deps: GitHttpDeps, actorSecret: string): (req: In
       plain(res, 415, 'Unsupported Media Type');
       return;
     }
-    let body: Readable = req;
-    if (encoding === 'gzip') {
-      const gunzip = createGunzip();
-      req.on('error', (err) => gunzip.destroy(err));
-      body = req.pipe(gunzip);
+    const admission = slots.admit(gitClientKey(actor, header(req, CLIENT_ADDRESS_HEADER)));
+    if (!admission.ok) {
+      req.resume();
+      gitHttpRefused.inc({ reason: admission.status === 429 ? 'client' : 'storage' });
+      deps.logger.info({ project_id: route.projectId, service: route.service, status: admission.status, actor: actor.username || actor.kind }, 'git request refused: too many at once');
+      plain(res, admission.status, GIT_BUSY, { 'Retry-After': String(GIT_BUSY_RETRY_AFTER_SECONDS) });
+      return;
     }
-    serveGit(deps, { ...route, actor, gitProtocol: gitProtocolFrom(header(req, 'git-protocol')), requestId: header(req, 'x-request-id') }, body, res).catch((err) => {
-      deps.logger.error({ err, project_id: route.projectId, service: route.service }, 'git request failed');
-      if (!res.headersSent) plain(res, 500, 'Internal Server Error');
-      else res.destroy();
-    });
+    const body: Readable = encoding === 'gzip' ? cappedGunzip(req, maxDecompressedBytes) : req;
+    serveGit(deps, { ...route, actor, gitProtocol: gitProtocolFrom(header(req, 'git-protocol')), requestId: header(req, 'x-request-id') }, body, res)
+      .catch((err) => {
+        deps.logger.error({ err, project_id: route.projectId, service: route.service }, 'git request failed');
+        if (!res.headersSent) plain(res, 500, 'Internal Server Error');
+        else res.destroy();
+      })
+      .finally(admission.release);
   };
 }
 
 /** Starts repo-admin's git HTTP listener (HTTP_HOST:HTTP_PORT). */
 export async function startGitHttpServer(
-  deps: GitHttpDeps, opts: { host: string; port: number; actorSecret: string; logger: Logger },
+  deps: GitHttpDeps, opts: { host: string; port: number; actorSecret: string; logger: Logger; limits: GitHttpLimits },
 ): Promise<{ server: Server; port: number }> {
-  const server = createServer(gitHttpHandler(deps, opts.actorSecret));
+  const slots = new GitProcessSlots(opts.limits);
+  const server = createServer(gitHttpHandler(deps, opts.actorSecret, slots, opts.limits.maxDecompressedBytes));
   // A clone or a push streams for as long as git works (bounded by GIT_TIMEOUT_MS), not Node's 5-minute request limit.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;

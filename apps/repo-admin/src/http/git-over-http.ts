@@ -5,12 +5,16 @@ import { PushEventHandOff } from '../app/push-event-handoff';
 import { PushSessions } from '../app/push-sessions';
 import { pushRulesPolicy } from '../app/push-rules-check';
 import { DEFAULT_PUSH_POLICIES } from '../domain/push-policy';
+import type { GitHttpLimits } from '../domain/git-http-limits';
 import { installGitHooks } from '../disk/git-hooks';
 import { startGitHttpServer } from './git-http-server';
 import { startHookServer } from './hook-server';
 
 /** The spool of pushes' events under the storage root (next to `@hashed` and `@uploads`). */
 export const PUSH_EVENTS_SPOOL = '@push-events';
+
+/** Limits left unset (tests of other behaviour): none in practice. */
+const UNLIMITED: GitHttpLimits = { storageConcurrency: Number.MAX_SAFE_INTEGER, clientConcurrency: Number.MAX_SAFE_INTEGER, maxDecompressedBytes: Number.MAX_SAFE_INTEGER };
 
 /**
  * Git over HTTP in repo-admin: the receive hooks written to a private directory, the Unix socket they call, and the HTTP
@@ -20,7 +24,7 @@ export const PUSH_EVENTS_SPOOL = '@push-events';
  */
 export async function startGitOverHttp(
   deps: Pick<RepoAdminDeps, 'pool' | 'identity' | 'topic' | 'git' | 'storageRoot' | 'storage' | 'logger'> & Partial<Pick<RepoAdminDeps, 'pushRules'>>,
-  opts: { host: string; port: number; actorSecret: string; logger: Logger; repositoryWaitMs?: number },
+  opts: { host: string; port: number; actorSecret: string; logger: Logger; repositoryWaitMs?: number; limits?: Partial<GitHttpLimits> },
 ): Promise<{ port: number; hookSocket: string; stop(graceMs: number): Promise<void> }> {
   const hooks = await installGitHooks();
   // The project's push rule is checked after GitLab's access, branch and tag checks (EE ChangeAccess#exec order).
@@ -32,7 +36,7 @@ export async function startGitOverHttp(
     ...deps, hooks: { dir: hooks.dir, socketPath: hooks.socketPath }, sessions: new PushSessions(), pushPolicies, repositoryWaitMs: opts.repositoryWaitMs, pushEvents,
   };
   const hookServer = await startHookServer(gitDeps, hooks.socketPath);
-  const { server, port } = await startGitHttpServer(gitDeps, opts);
+  const { server, port } = await startGitHttpServer(gitDeps, { ...opts, limits: { ...UNLIMITED, ...opts.limits } });
   return {
     port,
     hookSocket: hooks.socketPath,

@@ -23,19 +23,21 @@ export async function enqueueJob(db: PoolClient, projectId: number, kind: JobKin
 }
 
 /**
- * Claims the oldest due job whose project has no earlier job (a project's jobs run in order, one at a time), for a
- * lease: a worker that dies leaves it to be claimed again when the lease ends. One statement, SKIP LOCKED.
+ * Claims the oldest due job of one of `kinds` whose project has no earlier job (a project's jobs run in order, one at a
+ * time: a project never holds two slots), for its kind's lease: a worker that dies leaves it to be claimed again when
+ * the lease ends. One statement, SKIP LOCKED, so replicas and slots never take the same job.
  */
-export async function claimNextJob(db: Queryable, leaseMs: number): Promise<JobRow | undefined> {
+export async function claimNextJob(db: Queryable, leasesMs: Record<JobKind, number>, kinds: readonly JobKind[]): Promise<JobRow | undefined> {
+  if (kinds.length === 0) return undefined;
   const { rows } = await db.query<JobRow>(
-    `UPDATE repository_jobs SET claimed_until = now() + ($1 || ' milliseconds')::interval, attempts = attempts + 1
+    `UPDATE repository_jobs SET claimed_until = now() + ($1::jsonb ->> kind)::bigint * interval '1 millisecond', attempts = attempts + 1
      WHERE id = (
        SELECT j.id FROM repository_jobs j
-       WHERE j.run_after <= now() AND (j.claimed_until IS NULL OR j.claimed_until < now())
+       WHERE j.run_after <= now() AND (j.claimed_until IS NULL OR j.claimed_until < now()) AND j.kind = ANY($2::text[])
          AND NOT EXISTS (SELECT 1 FROM repository_jobs e WHERE e.project_id = j.project_id AND e.id < j.id)
        ORDER BY j.run_after, j.id LIMIT 1 FOR UPDATE SKIP LOCKED)
      RETURNING id, project_id, kind, payload, attempts`,
-    [String(leaseMs)],
+    [JSON.stringify(leasesMs), kinds],
   );
   return rows[0];
 }

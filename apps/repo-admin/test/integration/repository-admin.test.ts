@@ -18,7 +18,8 @@ import { refreshStatistics, reportStatistics } from '../../src/app/statistics';
 import { hashedDiskPath, hashedWikiPath } from '../../src/domain/hashed-storage';
 import { onProjectCreated } from '../../src/events/project-consumer';
 import { migrateRepoAdmin } from '../../src/migrations';
-import { claimNextJob, pendingJobs } from '../../src/store/jobs-store';
+import { pendingJobs } from '../../src/store/jobs-store';
+import { claimAny, TEST_JOBS } from './jobs-for-tests';
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 const user = (id: number, admin = false): Actor => ({ kind: 'user', id, username: `u${id}`, admin, scopes: ['api'] });
@@ -44,7 +45,7 @@ describe('repository administration with real git', () => {
     getUser: jest.fn(async () => ({ user: identityV1.User.fromPartial({ id: 7, username: 'alice', name: 'Alice', email: 'alice@example.com' }), view: 'admin' })),
   };
   const drain = async () => {
-    for (let job = await claimNextJob(pool, 60_000); job; job = await claimNextJob(pool, 60_000)) await runJob(deps, job);
+    for (let job = await claimAny(pool); job; job = await claimAny(pool)) await runJob(deps, job);
   };
   const create = async (projectId: number, readme = true) => {
     await withTransaction(pool, (c) => onProjectCreated(c, projectEventsV1.ProjectCreated.fromPartial({ projectId, name: `p${projectId}`, creatorId: 7, initializeWithReadme: readme })));
@@ -91,7 +92,7 @@ describe('repository administration with real git', () => {
       pool, identity, projects: { getProject, getImportSource: jest.fn() } as unknown as RepoAdminDeps['projects'],
       remoteRules: { allowLocalNetwork: false, allowlist: [] } as unknown as RepoAdminDeps['remoteRules'],
       topic: 'test.repo_admin', git: { gitBin: 'git', timeoutMs: 30_000 }, storageRoot: root, storage: 'default',
-      logger: createLogger('repo-admin-test', 'silent'), jobLeaseMs: 60_000, jobMaxAttempts: 2,
+      logger: createLogger('repo-admin-test', 'silent'), jobs: TEST_JOBS, jobMaxAttempts: 2,
     };
   });
   afterAll(async () => {

@@ -13,7 +13,8 @@ import { hashedDiskPath } from '../../src/domain/hashed-storage';
 import { onProjectCreated, onProjectDeleted, onProjectForked } from '../../src/events/project-consumer';
 import { repoAdminService } from '../../src/grpc/repo-admin-service';
 import { migrateRepoAdmin } from '../../src/migrations';
-import { claimNextJob, pendingJobs } from '../../src/store/jobs-store';
+import { pendingJobs } from '../../src/store/jobs-store';
+import { claimAny, TEST_JOBS } from './jobs-for-tests';
 
 const { ImportState } = repositoryEventsV1;
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
@@ -34,7 +35,7 @@ describe('repository jobs with real git', () => {
     withTransaction(pool, (c) => onProjectCreated(c, projectEventsV1.ProjectCreated.fromPartial({ projectId, name: `p${projectId}`, creatorId: 7, ...over })));
   /** Runs every due job, as the worker would. */
   const drain = async () => {
-    for (let job = await claimNextJob(pool, 60_000); job; job = await claimNextJob(pool, 60_000)) await runJob(deps, job);
+    for (let job = await claimAny(pool); job; job = await claimAny(pool)) await runJob(deps, job);
   };
   const payloads = async <T>(type: PayloadType<T>) => {
     const { rows } = await pool.query<{ payload: Buffer }>('SELECT payload FROM outbox WHERE event_type = $1 ORDER BY id', [type.typeName]);
@@ -47,7 +48,7 @@ describe('repository jobs with real git', () => {
     pool = createPool({ url: databaseUrl, schema, max: 4 });
     deps = {
       pool, identity, topic: 'test.repo_admin', git: { gitBin: 'git', timeoutMs: 30_000 }, storageRoot: root, storage: 'default',
-      logger: createLogger('repo-admin-test', 'silent'), jobLeaseMs: 60_000, jobMaxAttempts: 2,
+      logger: createLogger('repo-admin-test', 'silent'), jobs: TEST_JOBS, jobMaxAttempts: 2,
     };
   });
   afterAll(async () => {
@@ -139,9 +140,9 @@ describe('repository jobs with real git', () => {
       await onProjectCreated(c, projectEventsV1.ProjectCreated.fromPartial({ projectId: 6, name: 'p6', creatorId: 7 }));
       await onProjectForked(c, projectEventsV1.ProjectForked.fromPartial({ projectId: 6, forkedFromProjectId: 2, copyRepository: true }));
     });
-    const first = await claimNextJob(pool, 60_000);
+    const first = await claimAny(pool);
     expect(first?.kind).toBe('create');
-    expect(await claimNextJob(pool, 60_000)).toBeUndefined(); // the fork waits
+    expect(await claimAny(pool)).toBeUndefined(); // the fork waits
     await runJob(deps, first!);
     await drain();
     expect(git(path.join(root, hashedDiskPath(6)), 'rev-parse', 'main')).toBe(git(path.join(root, hashedDiskPath(2)), 'rev-parse', 'main'));

@@ -12,7 +12,7 @@ import { createUpload, deleteUpload, listUploads, openUploadDownload } from '../
 import { projectAvatarsDir, projectUploadsDir, UPLOADS_TMP_DIR } from '../../src/domain/upload-rules';
 import { onProjectDeleted } from '../../src/events/project-consumer';
 import { migrateRepoAdmin } from '../../src/migrations';
-import { claimNextJob } from '../../src/store/jobs-store';
+import { claimAny, TEST_JOBS } from './jobs-for-tests';
 
 /** Uploads and avatars against PostgreSQL and a real storage directory, with projects' answers played by a fake. */
 describe('uploads and avatars on disk', () => {
@@ -64,7 +64,7 @@ describe('uploads and avatars on disk', () => {
     deps = {
       pool, identity, projects: projectsClient, remoteRules: { allowLocalNetwork: false, allowlist: [] }, topic: 'test.repo_admin',
       git: { gitBin: 'git', timeoutMs: 30_000 }, storageRoot: root, storage: 'default', logger: createLogger('uploads-test', 'silent'),
-      jobLeaseMs: 60_000, jobMaxAttempts: 2, maxAttachmentBytes: 1024,
+      jobs: TEST_JOBS, jobMaxAttempts: 2, maxAttachmentBytes: 1024,
     } as RepoAdminDeps;
     projects.set(1, { levels: { 7: 40, 8: 30, 0: 0 }, avatar: '', creatorId: 7 });
     projects.set(2, { levels: { 7: 40 }, avatar: '', creatorId: 7 });
@@ -159,7 +159,7 @@ describe('uploads and avatars on disk', () => {
     projects.get(1)!.avatar = avatar;
     expect(await rows(1)).toBeGreaterThan(0);
     await withTransaction(pool, (c) => onProjectDeleted(c, projectEventsV1.ProjectDeleted.fromPartial({ projectId: 1 })));
-    for (let job = await claimNextJob(pool, 60_000); job; job = await claimNextJob(pool, 60_000)) await runJob(deps, job);
+    for (let job = await claimAny(pool); job; job = await claimAny(pool)) await runJob(deps, job);
     expect(await rows(1)).toBe(0);
     expect(existsSync(path.join(root, projectUploadsDir(1)))).toBe(false);
     expect(existsSync(path.join(root, projectAvatarsDir(1)))).toBe(false);
