@@ -16,6 +16,7 @@ session = requests.Session()
 calls = []
 session.hooks["response"].append(lambda r, *args, **kwargs: calls.append(r.request.url))
 gl = gitlab.Gitlab(url, private_token=token, session=session)
+gl.auth()
 out = {}
 
 
