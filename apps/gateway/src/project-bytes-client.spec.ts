@@ -6,7 +6,7 @@ const project = (id: number, name: string) => projectsV1.Project.fromPartial({ i
 describe('splitListProjectsResponse', () => {
   it('gives each project its own bytes, each decoding to the project sent, and the total', () => {
     const sent = [project(3, 'Three'), project(70_000, 'Seventy'), project(2 ** 40, 'Big')];
-    const encoded = projectsV1.ListProjectsResponse.encode({ projects: sent, total: 1234 }).finish();
+    const encoded = projectsV1.ListProjectsResponse.encode({ projects: sent, total: 1234, more: false }).finish();
     const split = splitListProjectsResponse(encoded);
     expect(split.total).toBe(1234);
     expect(split.projects.map((b) => projectsV1.Project.decode(b))).toEqual(sent);
@@ -15,12 +15,18 @@ describe('splitListProjectsResponse', () => {
   });
 
   it('reads "not counted" (-1, a ten-byte varint) and an empty page', () => {
-    expect(splitListProjectsResponse(projectsV1.ListProjectsResponse.encode({ projects: [], total: -1 }).finish())).toEqual({ projects: [], total: -1 });
-    expect(splitListProjectsResponse(new Uint8Array(0))).toEqual({ projects: [], total: 0 });
+    expect(splitListProjectsResponse(projectsV1.ListProjectsResponse.encode({ projects: [], total: -1, more: false }).finish())).toEqual({ projects: [], total: -1, more: false });
+    expect(splitListProjectsResponse(new Uint8Array(0))).toEqual({ projects: [], total: 0, more: false });
+  });
+
+  it('reads `more` (a keyset page with a row after it)', () => {
+    const encoded = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: -1, more: true }).finish();
+    expect(splitListProjectsResponse(encoded)).toMatchObject({ total: -1, more: true });
+    expect(splitListProjectsResponse(Buffer.from(encoded))).toMatchObject({ total: -1, more: true });
   });
 
   it('skips fields it does not know (a newer projects service)', () => {
-    const known = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1 }).finish();
+    const known = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1, more: false }).finish();
     // Field 9 (length-delimited, 3 bytes) then field 10 (varint), before and after the known fields.
     const unknown = Uint8Array.from([9 << 3 | 2, 3, 1, 2, 3, 10 << 3, 0x96, 0x01]);
     const split = splitListProjectsResponse(Buffer.concat([unknown, known, unknown]));
@@ -31,7 +37,7 @@ describe('splitListProjectsResponse', () => {
   it('reads long projects (lengths of two and three bytes) from a Buffer as grpc-js hands it, as views of it', () => {
     const long = (id: number, n: number) => projectsV1.Project.fromPartial({ ...project(id, 'Long'), description: 'd'.repeat(n) });
     const sent = [long(1, 200), long(2, 20_000), project(3, 'Short')];
-    const encoded = Buffer.from(projectsV1.ListProjectsResponse.encode({ projects: sent, total: -1 }).finish());
+    const encoded = Buffer.from(projectsV1.ListProjectsResponse.encode({ projects: sent, total: -1, more: false }).finish());
     const split = splitListProjectsResponse(encoded);
     expect(split.total).toBe(-1);
     expect(split.projects.map((b) => projectsV1.Project.decode(b))).toEqual(sent);
@@ -40,8 +46,8 @@ describe('splitListProjectsResponse', () => {
   });
 
   it('reads the total wherever it comes, and the last one when sent twice (as a decoder would)', () => {
-    const page = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 7 }).finish();
-    const totalFirst = Buffer.concat([projectsV1.ListProjectsResponse.encode({ projects: [], total: 3 }).finish(), page]);
+    const page = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 7, more: false }).finish();
+    const totalFirst = Buffer.concat([projectsV1.ListProjectsResponse.encode({ projects: [], total: 3, more: false }).finish(), page]);
     expect(projectsV1.ListProjectsResponse.decode(totalFirst).total).toBe(7);
     expect(splitListProjectsResponse(totalFirst)).toMatchObject({ total: 7 });
     expect(splitListProjectsResponse(totalFirst).projects.map((b) => projectsV1.Project.decode(b).name)).toEqual(['Five']);
@@ -55,7 +61,7 @@ describe('splitListProjectsResponse', () => {
   });
 
   it('refuses a truncated answer instead of cutting a project short', () => {
-    const encoded = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1 }).finish();
+    const encoded = projectsV1.ListProjectsResponse.encode({ projects: [project(5, 'Five')], total: 1, more: false }).finish();
     expect(() => splitListProjectsResponse(encoded.subarray(0, 10))).toThrow();
   });
 });

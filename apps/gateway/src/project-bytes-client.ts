@@ -16,6 +16,8 @@ export interface ProjectListingBytes {
   projects: Buffer[];
   /** As ListProjectsResponse.total: -1 when not counted or over the counting cap. */
   total: number;
+  /** As ListProjectsResponse.more: without a count, a project follows this page. */
+  more: boolean;
 }
 
 /** GetProjectResponse with the project's bytes. */
@@ -45,17 +47,18 @@ function view(reader: BinaryReader): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Splits an encoded ListProjectsResponse into its projects' bytes (field 1) and its total (field 2); other fields are skipped. */
+/** Splits an encoded ListProjectsResponse into its projects' bytes (field 1), its total (field 2) and `more` (field 3); other fields are skipped. */
 export function splitListProjectsResponse(buf: Uint8Array): ProjectListingBytes {
   return splitListingAsWritten(buf) ?? splitListingAnyForm(buf);
 }
 
 /** splitListProjectsResponse for any encoding: field by field through BinaryReader. */
 function splitListingAnyForm(buf: Uint8Array): ProjectListingBytes {
-  const out: ProjectListingBytes = { projects: [], total: 0 };
+  const out: ProjectListingBytes = { projects: [], total: 0, more: false };
   eachField(buf, (reader, field, wireType) => {
     if (field === 1 && isMessage(wireType)) out.projects.push(view(reader));
     else if (field === 2 && wireType === WireType.Varint) out.total = Number(reader.int64());
+    else if (field === 3 && wireType === WireType.Varint) out.more = reader.bool();
     else return false;
     return true;
   });
@@ -81,14 +84,14 @@ function readVarint(buf: Uint8Array, pos: number): number {
 
 /**
  * splitListProjectsResponse for the answer as projects' encoder writes it (encoded-projects.ts): only field 1 (tag byte
- * 0x0a) and field 2 (0x10), in one-byte tags; undefined on anything else (splitListingAnyForm then reads it). Each
+ * 0x0a), field 2 (0x10) and field 3 (0x18, `more` as the one byte 1), in one-byte tags; undefined on anything else (splitListingAnyForm then reads it). Each
  * project is a subarray of the answer, read without a reader, a tag pair and a Uint8Array per project: splitting a
  * page of 20 and reading its ids allocated ~9 KB; with the presentation cache's lookups that was ~29 µs of CPU a
  * listing in-process, ~5 µs now (bench/README.md).
  */
 function splitListingAsWritten(buf: Uint8Array): ProjectListingBytes | undefined {
   const whole = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-  const out: ProjectListingBytes = { projects: [], total: 0 };
+  const out: ProjectListingBytes = { projects: [], total: 0, more: false };
   let pos = 0;
   while (pos < whole.length) {
     const tag = whole[pos]!;
@@ -102,6 +105,9 @@ function splitListingAsWritten(buf: Uint8Array): ProjectListingBytes | undefined
       const reader = new BinaryReader(whole.subarray(pos + 1));
       out.total = Number(reader.int64());
       pos += 1 + reader.pos;
+    } else if (tag === 0x18 && whole[pos + 1] === 1) {
+      out.more = true;
+      pos += 2;
     } else return undefined;
   }
   return out;

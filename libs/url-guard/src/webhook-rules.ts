@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { allowlisted, blockedAddressReason, checkUrlSyntax, hostOf, portOf, type Checked } from './url-blocker';
 import { resolveAll, vetAddresses, type Resolver, type Vetted } from './resolve';
 
@@ -43,4 +44,25 @@ export function checkWebhookAddresses(url: URL, addresses: readonly string[], se
 /** A webhook URL (or redirect hop) vetted against the settings, with the address to connect to (pinned). */
 export function vetWebhookUrl(url: URL, settings: WebhookUrlSettings, resolve: Resolver = resolveAll): Promise<Vetted> {
   return vetAddresses(url, (addresses) => checkWebhookAddresses(url, addresses, settings), resolve);
+}
+
+/**
+ * A webhook URL as GitLab checks it when a hook is saved (`AddressableUrlValidator`, `dns_rebind_protection: false`):
+ * a host that does not resolve (yet) is accepted, since the URL may only become reachable later; a host that resolves
+ * is judged by every address, as at delivery. With deny_all_requests_except_allowed an unresolvable host passes only
+ * when the allowlist names it. Nothing is resolved when local targets are allowed and nothing is denied. The
+ * dispatcher checks again, resolved and pinned, before every request.
+ */
+export async function checkWebhookUrlAtSave(url: URL, settings: WebhookUrlSettings, resolve: Resolver = resolveAll): Promise<Checked> {
+  if (settings.allowLocalRequests && !settings.denyAllExceptAllowed) return { ok: true, url };
+  const host = hostOf(url);
+  let addresses: readonly string[];
+  try {
+    addresses = isIP(host) ? [host] : await resolve(host);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length > 0) return checkWebhookAddresses(url, addresses, settings);
+  if (!settings.denyAllExceptAllowed || allowlisted(settings.allowlist, host, host, portOf(url))) return { ok: true, url };
+  return { ok: false, reason: 'Host cannot be resolved or invalid' };
 }

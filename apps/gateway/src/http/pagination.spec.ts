@@ -182,25 +182,27 @@ describe('keyset pagination links', () => {
   const url = new URL('http://gl.test/api/v4/projects?pagination=keyset&order_by=id&per_page=2&topic[]=a');
 
   it('adds id_before (desc) or id_after (asc) of the last item to the original query, as rel="next" only', () => {
-    expect(keysetNextLink(url, 'desc', 41)).toBe(
+    expect(keysetNextLink(url, 'desc', 41, true)).toBe(
       '<http://gl.test/api/v4/projects?id_before=41&order_by=id&pagination=keyset&per_page=2&topic%5B%5D=a>; rel="next"',
     );
-    expect(keysetNextLink(url, 'asc', 7)).toBe(
+    expect(keysetNextLink(url, 'asc', 7, true)).toBe(
       '<http://gl.test/api/v4/projects?id_after=7&order_by=id&pagination=keyset&per_page=2&topic%5B%5D=a>; rel="next"',
     );
   });
 
   it('replaces a previous bound and has no link for an empty page', () => {
     const next = new URL('http://gl.test/api/v4/projects?pagination=keyset&order_by=id&sort=asc&id_after=7');
-    expect(keysetNextLink(next, 'asc', 9)).toBe('<http://gl.test/api/v4/projects?id_after=9&order_by=id&pagination=keyset&sort=asc>; rel="next"');
-    expect(keysetNextLink(next, 'asc', undefined)).toBeUndefined();
+    expect(keysetNextLink(next, 'asc', 9, true)).toBe('<http://gl.test/api/v4/projects?id_after=9&order_by=id&pagination=keyset&sort=asc>; rel="next"');
+    expect(keysetNextLink(next, 'asc', undefined, false)).toBeUndefined();
   });
 
   it('answers only a Link header (no X-Total, X-Page …), none on an empty page', () => {
     const req = { originalUrl: '/api/v4/projects?pagination=keyset&order_by=id' };
-    expect(keysetResult(req, 'http://gl.test', 'desc', [{ id: 5 }], 5).headers).toEqual({
+    expect(keysetResult(req, 'http://gl.test', 'desc', [{ id: 5 }], 5, true).headers).toEqual({
       Link: '<http://gl.test/api/v4/projects?id_before=5&order_by=id&pagination=keyset>; rel="next"',
     });
-    expect(keysetResult(req, 'http://gl.test', 'desc', [], undefined)).toEqual({ body: [], headers: {} });
+    expect(keysetResult(req, 'http://gl.test', 'desc', [], undefined, false)).toEqual({ body: [], headers: {} });
+    // The last page (no row follows, however many it holds): no link, so a client walking them stops there.
+    expect(keysetResult(req, 'http://gl.test', 'desc', [{ id: 5 }], 5, false)).toEqual({ body: [{ id: 5 }], headers: {} });
   });
 });

@@ -213,23 +213,25 @@ export const KEYSET_UNAVAILABLE = 'Keyset pagination is not yet available for th
 /**
  * The `Link` of a keyset page (`Gitlab::Pagination::Keyset::RequestContext` + `HeaderBuilder`): the request's query
  * with `id_after=<last id>` (ascending) or `id_before=<last id>` (descending) merged in, as `<url>; rel="next"`.
- * No look-ahead: a page with any item has a next link; an empty page has none (undefined).
+ * Only while rows follow (the keyset pager's `end_reached`: it reads one row beyond the page): a client walking the
+ * links is never sent to an empty page (undefined: no link).
  */
-export function keysetNextLink(requestUrl: URL, sort: 'asc' | 'desc', lastId: number | undefined): string | undefined {
-  if (lastId === undefined) return undefined;
+export function keysetNextLink(requestUrl: URL, sort: 'asc' | 'desc', lastId: number | undefined, more: boolean): string | undefined {
+  if (lastId === undefined || !more) return undefined;
   const params = searchParamsToRecord(requestUrl.searchParams);
   params[sort === 'desc' ? 'id_before' : 'id_after'] = lastId;
   return `<${requestUrl.origin}${requestUrl.pathname}?${toQuery(params)}>; rel="next"`;
 }
 
-/** A keyset page as a route answers it: the items and only a `Link: <…>; rel="next"` header (none on an empty page). */
+/** A keyset page as a route answers it: the items and only a `Link: <…>; rel="next"` header (none on the last page). */
 export function keysetResult<T>(
   req: { originalUrl: string },
   base: string,
   sort: 'asc' | 'desc',
   items: readonly T[],
   lastId: number | undefined,
+  more: boolean,
 ): { body: readonly T[]; headers: Record<string, string> } {
-  const link = keysetNextLink(new URL(req.originalUrl, base), sort, lastId);
+  const link = keysetNextLink(new URL(req.originalUrl, base), sort, lastId, more);
   return { body: items, headers: link === undefined ? {} : { Link: link } };
 }

@@ -153,6 +153,7 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     builds_access_level: full ? s.buildsAccessLevel : undefined,
     snippets_access_level: full ? s.snippetsAccessLevel : undefined,
     pages_access_level: full ? s.pagesAccessLevel : undefined,
+    operations_access_level: full ? s.operationsAccessLevel : undefined,
     analytics_access_level: full ? s.analyticsAccessLevel : undefined,
     container_registry_access_level: full ? s.containerRegistryAccessLevel : undefined,
     security_and_compliance_access_level: full ? s.securityAndComplianceAccessLevel : undefined,
@@ -249,6 +250,12 @@ export function presentProject(p: projectsV1.Project, urls: UrlBuilder, viewer: 
     requirements_access_level: full ? s.requirementsAccessLevel : undefined,
     security_and_compliance_enabled: full ? enabled(s.securityAndComplianceAccessLevel) : undefined,
     compliance_frameworks: full ? [] : undefined,
+    // GitLab EE's entity (`ee/lib/ee/api/entities/project.rb`): approvals, default templates, merge trains.
+    approvals_before_merge: full ? s.approvalsBeforeMerge ?? 0 : undefined,
+    issues_template: full ? s.issuesTemplate || null : undefined,
+    merge_requests_template: full ? s.mergeRequestsTemplate || null : undefined,
+    merge_pipelines_enabled: full ? s.mergePipelinesEnabled ?? false : undefined,
+    merge_trains_enabled: full ? s.mergeTrainsEnabled ?? false : undefined,
     // Delayed deletion: the day it goes (marked_for_deletion_at is the deprecated twin, kept in sync).
     marked_for_deletion_at: full ? p.markedForDeletionOn || null : undefined,
     marked_for_deletion_on: full ? p.markedForDeletionOn || null : undefined,

@@ -4,7 +4,7 @@ import { defineParams, p } from '../http/params';
 import { route, type RouteDef } from '../http/route';
 import { projectEntity } from '../presenters/project';
 import { requireProject } from './project-member-routes';
-import { listProjectsPage, projectListingParamFields, visibilityToProto } from './project-routes';
+import { keysetCursorOnly, listProjectsPage, projectListingParamFields, visibilityToProto } from './project-routes';
 
 /**
  * Forks (`lib/api/projects.rb`): POST /projects/:id/fork answers at once with the new project (import_status
@@ -28,7 +28,7 @@ const forkParams = defineParams({
 });
 
 /** The spec drops id_after, id_before and with_programming_language from the forks listing (ignored when sent). */
-const { id_after: _idAfter, id_before: _idBefore, with_programming_language: _language, ...forkListingFields } = projectListingParamFields;
+const { with_programming_language: _language, ...forkListingFields } = projectListingParamFields;
 const listForksParams = defineParams({ id: p.string().required(), ...forkListingFields });
 
 /** GitLab's precedence: namespace_id, then namespace_path, then the deprecated namespace (digits: an id). */
@@ -99,7 +99,7 @@ export const projectForkRoutes: RouteDef[] = [
     method: 'GET', path: '/projects/:id/forks', access: 'public', params: listForksParams,
     handler: async (ctx) => {
       const { project } = await ctx.services.projects.getProject({ selector: requireProject(ctx.params.id).selector, withCustomAttributes: false, statistics: false });
-      return listProjectsPage({ ...ctx, params: { ...ctx.params, id_after: undefined, id_before: undefined, with_programming_language: undefined } }, { forkedFromProjectId: Number(project!.id) });
+      return listProjectsPage({ ...ctx, params: { ...keysetCursorOnly(ctx.params), with_programming_language: undefined } }, { forkedFromProjectId: Number(project!.id) });
     },
   }),
 ];

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { hooksV1 } from '@glp/proto';
-import { DomainError } from '@glp/service-kit';
+import { DomainError, RECORD } from '@glp/service-kit';
 import { HttpError } from '../http/errors';
 import { pageResult, paginationParams, parsePagination } from '../http/pagination';
 import { defineParams, p } from '../http/params';
@@ -116,6 +116,12 @@ async function hooks<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** No such hook (the project's 404 and every other error pass through): undefined. */
+function absentHook(err: unknown): undefined {
+  if (err instanceof DomainError && err.kind === 'not_found' && err.message === RECORD) return undefined;
+  throw err;
+}
+
 /** 429 as `check_rate_limit!` words it (GitLab sends no Retry-After; ours tells the client when to come back). */
 function throttled(retryAfterSeconds: number): HttpError {
   const e = HttpError.rateLimited();
@@ -167,11 +173,12 @@ export const projectHookRoutes: RouteDef[] = [
       // `destroy_conditionally!`: a hook edited after the client's If-Unmodified-Since is 412, not deleted.
       const since = unmodifiedSince(req.headers['if-unmodified-since']);
       if (since !== undefined) {
-        const { hook } = await hooks(() => services.hooks.getHook({ project: project(params.id), hookId: params.hook_id ?? 0 }));
+        const hook = await hooks(() => services.hooks.getHook({ project: project(params.id), hookId: params.hook_id ?? 0 })).then((r) => r.hook, absentHook);
         if (hook?.updatedAt && hook.updatedAt.getTime() > since) throw HttpError.preconditionFailed();
       }
-      await hooks(() => services.hooks.deleteHook({ project: project(params.id), hookId: params.hook_id ?? 0 }));
-      return { status: 204 };
+      // Idempotent (spec 4.7): the deleted hook's record, or 204 with no body when there was no such hook.
+      const { hook } = await hooks(() => services.hooks.deleteHook({ project: project(params.id), hookId: params.hook_id ?? 0 }));
+      return hook ? { body: projectHookEntity(hook) } : { status: 204 };
     },
   }),
   route({

@@ -119,9 +119,21 @@ export const projectListingParamFields = {
   topic: p.arrayOf(p.string()).commaSeparated(),
   /** `keyset` opts in to keyset pagination (GitLab's `params[:pagination]`); anything else is offset pagination. */
   pagination: p.string(),
+  // GitLab EE's `optional_filter_params_ee` (Geo checksum failures).
+  repository_checksum_failed: p.boolean().default(false),
+  wiki_checksum_failed: p.boolean().default(false),
 };
 
 const listProjectsParams = defineParams(projectListingParamFields);
+
+/**
+ * Listings whose filters exclude id_after / id_before (starred projects, forks) still page with keyset: the bound is
+ * the cursor their own `rel="next"` links carry, so it is read with `pagination=keyset` only (else a client walking the
+ * links would be sent the first page again and again).
+ */
+export function keysetCursorOnly<T extends { pagination?: string | null; id_after?: number | null; id_before?: number | null }>(params: T): T {
+  return params.pagination === 'keyset' ? params : { ...params, id_after: undefined, id_before: undefined };
+}
 
 /** What a listing adds to the caller's filters: the user listings' namespace or starrer. */
 export interface ListingScope {
@@ -178,6 +190,8 @@ export async function listProjectsPage(
     withCustomAttributes: params.with_custom_attributes === true,
     statistics: params.statistics,
     forkedFromProjectId: scope.forkedFromProjectId ?? 0,
+    repositoryChecksumFailed: params.repository_checksum_failed ?? false,
+    wikiChecksumFailed: params.wiki_checksum_failed ?? false,
   });
   const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor) };
   const [entity, present] = viewer.authenticated && !params.simple ? ['with_access', projectWithAccess] as const : ['basic', basicProjectDetails] as const;
@@ -185,7 +199,7 @@ export async function listProjectsPage(
   const items = res.projects.map((bytes) => services.presentedProjects.json(variant, encodedProjectId(bytes), bytes, () => present(projectsV1.Project.decode(bytes), urls, viewer)));
   const last = res.projects.at(-1);
   const result = keyset
-    ? keysetResult(req, urls.base, sort, items, last ? encodedProjectId(last) : undefined)
+    ? keysetResult(req, urls.base, sort, items, last ? encodedProjectId(last) : undefined, res.more)
     : pageResult(req, urls.base, { page, perPage }, items, res.total);
   return { headers: result.headers, body: jsonArray(result.body) };
 }

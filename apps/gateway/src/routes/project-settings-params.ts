@@ -64,6 +64,12 @@ const SETTINGS = {
   model_experiments_access_level: ['modelExperimentsAccessLevel', p.enumOf(FEATURE)],
   model_registry_access_level: ['modelRegistryAccessLevel', p.enumOf(FEATURE)],
   show_default_award_emojis: ['showDefaultAwardEmojis', p.boolean()],
+  // GitLab EE (higher tier), kept and shown as GitLab EE does.
+  approvals_before_merge: ['approvalsBeforeMerge', p.int32().notBlank()],
+  issues_template: ['issuesTemplate', p.string()],
+  merge_requests_template: ['mergeRequestsTemplate', p.string()],
+  merge_pipelines_enabled: ['mergePipelinesEnabled', p.boolean()],
+  merge_trains_enabled: ['mergeTrainsEnabled', p.boolean()],
 } as const satisfies Record<string, readonly [keyof projectsV1.ProjectSettings, ParamFields[string]]>;
 
 /** Settings only a create takes (GitLab's `optional_create_project_params`; PUT /projects/:id does not declare them). */

@@ -110,7 +110,8 @@ export const projectSharingRoutes: RouteDef[] = [
 
   /**
    * GitLab answers 200 `{"status":"success"}`, or 200 `{"status":"error","message":{"<username>":"<errors>"},
-   * "total_members_count":N}` when some members could not be imported (its documented answers).
+   * "total_members_count":N}` when some members could not be imported (its documented answers), or, when the import
+   * did not complete (nothing imported), 422 `{"message":…,"reason":…}` (`render_structured_api_error!`).
    */
   route({
     method: 'POST', path: '/projects/:id/import_project_members/:project_id', access: 'user',
@@ -118,6 +119,7 @@ export const projectSharingRoutes: RouteDef[] = [
     handler: async ({ params, services }) => {
       const res = await services.projects.importProjectMembers({ project: requireProject(params.id), source: requireProject(params.project_id) });
       if (res.status === 'success') return { status: 200, body: { status: 'success' } };
+      if (res.status === 'failed') return { status: 422, body: { message: res.message, reason: res.reason } };
       return { status: 200, body: { status: res.status, message: res.errors, total_members_count: res.totalMembersCount } };
     },
   }),

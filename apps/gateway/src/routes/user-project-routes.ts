@@ -3,7 +3,7 @@ import { HttpError } from '../http/errors';
 import { pageResult, parsePagination } from '../http/pagination';
 import { defineParams, p } from '../http/params';
 import { route, type RouteContext, type RouteDef } from '../http/route';
-import { listProjectsPage, projectListingParamFields, type ListingScope } from './project-routes';
+import { keysetCursorOnly, listProjectsPage, projectListingParamFields, type ListingScope } from './project-routes';
 
 /**
  * A user's project listings (`lib/api/projects.rb` `resource :users`): GET /users/:user_id/projects (projects in the
@@ -11,9 +11,12 @@ import { listProjectsPage, projectListingParamFields, type ListingScope } from '
  * each filtered to what the caller may read, with GitLab's listing filters.
  */
 
-const { id_after: _idAfter, id_before: _idBefore, with_programming_language: _language, ...starredFields } = projectListingParamFields;
+const { with_programming_language: _language, ...starredFields } = projectListingParamFields;
 
-/** The spec drops id_after, id_before and with_programming_language from starred_projects (ignored when sent). */
+/**
+ * The spec drops id_after, id_before and with_programming_language from starred_projects (ignored when sent); the
+ * bound is read only as the keyset cursor its own next links carry (keysetCursorOnly).
+ */
 const userProjectsParams = defineParams({ user_id: p.string().required(), ...projectListingParamFields });
 const starredProjectsParams = defineParams({ user_id: p.string().required(), ...starredFields });
 
@@ -53,7 +56,7 @@ export const userProjectRoutes: RouteDef[] = [
 
   route({
     method: 'GET', path: '/users/:user_id/starred_projects', access: 'public', params: starredProjectsParams,
-    handler: (ctx) => listForUser({ ...ctx, params: { ...ctx.params, id_after: undefined, id_before: undefined, with_programming_language: undefined } },
+    handler: (ctx) => listForUser({ ...ctx, params: { ...keysetCursorOnly(ctx.params), with_programming_language: undefined } },
       (u) => ({ starredByUserId: Number(u.id) })),
   }),
 ];

@@ -161,7 +161,7 @@ describe('editing projects (PUT /projects/:id) through the gateway', () => {
 
   it("accepts what GitLab's params declare though the service keeps no such field (unchanged in the answer)", async () => {
     const before = await expectJson(await api(`/projects/${project.id}`, { as: 'alice' }), 200);
-    const after = await edit({ approvals_before_merge: 2, issues_template: 'x', merge_trains_enabled: true });
+    const after = await edit({ fallback_approvals_required: 2, prevent_merge_without_jira_issue: true, merge_trains_skip_train_allowed: true });
     expect(after).toMatchObject({ id: project.id, name: before.name, updated_at: before.updated_at });
     expect(await edit({ avatar: 'not-a-file' }, 'alice', 400)).toEqual({ error: 'avatar is invalid' });
   });

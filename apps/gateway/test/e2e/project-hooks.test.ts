@@ -93,9 +93,10 @@ describe('project hooks through the gateway', () => {
     const del = await fetch(`${stack.apiUrl}${hooks()}/${created.body.id}`, {
       method: 'DELETE', headers: { 'PRIVATE-TOKEN': tokens.maint!, 'If-Unmodified-Since': new Date(Date.now() + 60_000).toUTCString() },
     });
-    expect([del.status, await del.text()]).toEqual([204, '']);
+    expect([del.status, (await del.json()).id]).toEqual([200, created.body.id]);
     expect(await api(`${hooks()}/${created.body.id}`)).toMatchObject({ status: 404, body: { message: '404 Not found' } });
-    expect(await api(`${hooks()}/${created.body.id}`, { method: 'DELETE' })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+    // Idempotent (spec 4.7): no such hook any more → 204 with no body.
+    expect(await api(`${hooks()}/${created.body.id}`, { method: 'DELETE' })).toMatchObject({ status: 204 });
   });
 
   it('refuses anonymous (401), a Developer even on GET (403), and another project\'s hook (404)', async () => {

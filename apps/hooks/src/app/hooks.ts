@@ -105,13 +105,15 @@ export async function updateHook(deps: HooksDeps, actor: Actor, ref: hooksV1.Pro
   });
 }
 
-/** DELETE: the hook goes with HookDeleted in the same transaction (its pending deliveries are dropped). */
-export async function deleteHook(deps: HooksDeps, actor: Actor, ref: hooksV1.ProjectRef | undefined, hookId: number): Promise<HookRow> {
+/**
+ * DELETE: the hook goes with HookDeleted in the same transaction (its pending deliveries are dropped). Idempotent
+ * (spec 4.7): no such hook in the project is no change, answered without a hook (the project is still checked).
+ */
+export async function deleteHook(deps: HooksDeps, actor: Actor, ref: hooksV1.ProjectRef | undefined, hookId: number): Promise<HookRow | undefined> {
   const projectId = await projectForHooks(deps, actor, ref);
   return withTransaction(deps.pool, async (client) => {
     const row = await deleteRow(client, projectId, hookId);
-    if (!row) throw recordNotFound();
-    await recordHookDeleted(client, deps.topic, { id: row.id, projectId }, actor);
+    if (row) await recordHookDeleted(client, deps.topic, { id: row.id, projectId }, actor);
     return row;
   });
 }

@@ -62,7 +62,8 @@ export function hooksService(deps: HooksDeps): AsyncService<hooksV1.HooksService
       return { hook: toProtoHook(await updateHook(deps, ctx.actor, req.project, req.hookId, toChanges(req.input))) };
     },
     async deleteHook(req, ctx) {
-      return { hook: toProtoHook(await deleteHook(deps, ctx.actor, req.project, req.hookId)) };
+      const row = await deleteHook(deps, ctx.actor, req.project, req.hookId);
+      return { hook: row ? toProtoHook(row) : undefined };
     },
     async testHook(req, ctx) {
       return { outcome: await testHook(deps, ctx.actor, req.project, req.hookId, req.trigger) };

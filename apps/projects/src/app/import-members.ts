@@ -1,4 +1,4 @@
-import { withTransaction } from '@glp/db';
+import { isForeignKeyViolation, isUniqueViolation, withTransaction } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
 import { forbidden, type Actor } from '@glp/service-kit';
 import { projectMemberErrors } from '../domain/member-rules';
@@ -13,12 +13,20 @@ import { readableProject } from './read-project';
 import { requireAdminProject } from './sharing';
 
 export interface ImportResult {
-  /** "success", or "error" when some members could not be imported. */
-  status: 'success' | 'error';
+  /** "success", "error" when some members could not be imported, "failed" when the import did not complete. */
+  status: 'success' | 'error' | 'failed';
   /** username → GitLab's error sentence. */
   errors: Record<string, string>;
   totalMembersCount: number;
+  /** "failed" only: GitLab's message and reason. */
+  failure?: { message: string; reason: string };
 }
+
+/**
+ * GitLab's `ImportProjectTeamService` when `team.import` does not complete (its transaction raised, e.g. a member
+ * added or a project deleted meanwhile): nothing is imported, and the API answers 422 with this message and reason.
+ */
+const IMPORT_FAILED = { message: 'Import failed', reason: 'import_failed_error' } as const;
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -56,13 +64,19 @@ export async function importProjectMembers(deps: ProjectsDeps, actor: Actor, req
     else added.push({ userId: m.user.id, accessLevel, expiresAt: m.expiresAt });
   }
   if (added.length) {
-    await withTransaction(deps.pool, async (client) => {
-      await upsertUsers(client, candidates.map((m) => m.user));
-      for (const a of added) {
-        await insertProjectMember(client, { projectId: target.row.id, ...a, createdBy: actor.kind === 'user' ? actor.id : null });
-        await recordProjectMembershipChanged(client, deps.topic, { projectId: target.row.id, ...a }, actor);
-      }
-    });
+    try {
+      await withTransaction(deps.pool, async (client) => {
+        await upsertUsers(client, candidates.map((m) => m.user));
+        for (const a of added) {
+          await insertProjectMember(client, { projectId: target.row.id, ...a, createdBy: actor.kind === 'user' ? actor.id : null });
+          await recordProjectMembershipChanged(client, deps.topic, { projectId: target.row.id, ...a }, actor);
+        }
+      });
+    } catch (err) {
+      // A member inserted or a project deleted since the members were read: the write's constraints refuse it.
+      if (!isUniqueViolation(err) && !isForeignKeyViolation(err)) throw err;
+      return { status: 'failed', errors: {}, totalMembersCount: members.length, failure: IMPORT_FAILED };
+    }
   }
   return { status: Object.keys(errors).length ? 'error' : 'success', errors, totalMembersCount: members.length };
 }

@@ -1,7 +1,7 @@
 import type { projectsV1 } from '@glp/proto';
 import type { Actor } from '@glp/service-kit';
 import {
-  anonymousMatchesNothing, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering, type ListFilter,
+  anonymousMatchesNothing, checksumFailuresMatchNothing, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering, type ListFilter,
 } from '../domain/list-filter';
 import { customAttributesFilter } from '../domain/custom-attribute-rules';
 import type { CustomAttributeRow } from '../store/custom-attributes-store';
@@ -43,10 +43,14 @@ export async function listProjects<K = never>(
   keptAnswer?: KeptAnswer<K>,
 ): Promise<{
   page: ListedProject<K>[]; groupAccess: ReadonlyMap<number, number>; total: number; customAttributes?: Map<number, CustomAttributeRow[]>;
+  /** Without a count (`skip_count`, keyset): whether a project follows the page (GitLab's keyset pager reads one more row). */
+  more: boolean;
   /** Asked (`statistics`) and allowed (Reporter+ per project, administrators): one query for the page. */
   statistics: Map<number, StatisticsRow>;
 }> {
   const signedIn = actor.kind === 'user';
+  const perPage = Math.min(100, Math.max(1, req.perPage || 20));
+  const lookAhead = req.skipCount && (req.page || 1) === 1;
   const groupAccess = await groupAccessOf(deps, actor, []);
   const ordering = resolveOrdering(req.orderBy, req.search, signedIn, actor.admin);
   const starredBy = [...(req.starred && signedIn ? [callerId(actor)] : []), ...(req.starredByUserId ? [req.starredByUserId] : [])];
@@ -73,26 +77,28 @@ export async function listProjects<K = never>(
     lastActivityBefore: req.lastActivityBefore,
     issuesAvailable: req.withIssuesEnabled,
     mergeRequestsAvailable: req.withMergeRequestsEnabled,
-    none: programmingLanguageMatchesNothing(req.withProgrammingLanguage) || anonymousMatchesNothing(signedIn, req),
+    none: programmingLanguageMatchesNothing(req.withProgrammingLanguage) || anonymousMatchesNothing(signedIn, req) || checksumFailuresMatchNothing(req),
     repositoryStorage: repositoryStorageFilter(req.repositoryStorage, actor.admin),
     customAttributes: customAttributesFilter(actor, req.customAttributes),
     similarityTo: req.search,
     orderBy: ordering.orderBy,
     sort: req.sort === 'asc' ? 'asc' : 'desc',
     page: Math.max(1, req.page || 1),
-    perPage: Math.min(100, Math.max(1, req.perPage || 20)),
+    perPage: perPage + (lookAhead ? 1 : 0),
     countLimit: req.skipCount ? 0 : deps.countLimit,
     sharedWithGroupId: req.sharedWithGroupId || undefined,
     forkedFromProjectId: req.forkedFromProjectId || undefined,
   };
   // A listing whose plan no value changes reads with the connections that keep generic plans (DB_GENERIC_PLAN_POOL_MAX).
   const genericPlans = deps.genericPlanPool && plansAlikeForAnyValues(filter) ? deps.genericPlanPool : undefined;
-  const { rows: page, total } = await listProjectPage(genericPlans ?? deps.pool, filter, loader, { plannedOnce: genericPlans !== undefined });
+  const { rows: read, total } = await listProjectPage(genericPlans ?? deps.pool, filter, loader, { plannedOnce: genericPlans !== undefined });
+  const more = lookAhead && read.length > perPage;
+  const page = more ? read.slice(0, perPage) : read;
   const rows = page.flatMap((p) => (p.row ? [p.row] : []));
   const [customAttributes, statistics] = await Promise.all([
     shownCustomAttributes(deps, actor, req.withCustomAttributes, rows.map((r) => r.id)), listingStatistics(deps, actor, req.statistics, rows, groupAccess),
   ]);
-  return { page, groupAccess, total, customAttributes, statistics };
+  return { page, groupAccess, total, customAttributes, statistics, more };
 }
 
 /**

@@ -241,6 +241,15 @@ export function programmingLanguageMatchesNothing(language: string | undefined):
 }
 
 /**
+ * GitLab EE's `repository_checksum_failed` / `wiki_checksum_failed` (`verification_failed_repos` / `_wikis`): only
+ * projects whose Geo checksum verification failed. Without a Geo secondary no checksum is ever verified, so asking
+ * for failures matches no project; false filters nothing.
+ */
+export function checksumFailuresMatchNothing(req: { repositoryChecksumFailed: boolean; wikiChecksumFailed: boolean }): boolean {
+  return req.repositoryChecksumFailed || req.wikiChecksumFailed;
+}
+
+/**
  * GitLab's `ProjectsFinder#collection_without_user` (app/finders/projects_finder.rb): an anonymous caller asking for
  * `membership` (the API's `non_public`), `owned` or `min_access_level` gets `Project.none`, not the public projects.
  */

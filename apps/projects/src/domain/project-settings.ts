@@ -88,6 +88,11 @@ function buildDefaults(visibility: VisibilityLevel): Required<Settings> {
     mrDefaultTargetSelf: false,
     ...CONTAINER_EXPIRATION_POLICY_DEFAULTS,
     showDefaultAwardEmojis: true,
+    approvalsBeforeMerge: 0,
+    issuesTemplate: '',
+    mergeRequestsTemplate: '',
+    mergePipelinesEnabled: false,
+    mergeTrainsEnabled: false,
     // The stored avatar ("<secret>/<file name>" in repo-admin): none.
     avatar: '',
   };

@@ -9,10 +9,10 @@ const row = (over: Partial<ProjectRow> = {}) => ({ id: 5, row_version: '100', na
 const levels = { groupAccess: 0, shareAccess: 0 };
 
 describe('encoded projects', () => {
-  it('writes ListProjectsResponse as the generated encoder does, kept or not, whatever the total', () => {
+  it('writes ListProjectsResponse as the generated encoder does, kept or not, whatever the total and `more`', () => {
     const cache = new EncodedProjectCache(1 << 20);
-    for (const total of [0, -1, 3, 123_456_789_012]) {
-      const res = { projects: [withEncodingKey(project(1, 'a'), 'k1'), project(2, 'b'), withEncodingKey(project(3, 'c'), 'k3')], total };
+    for (const [total, more] of [[0, false], [-1, false], [-1, true], [0, true], [3, false], [123_456_789_012, false]] as const) {
+      const res = { projects: [withEncodingKey(project(1, 'a'), 'k1'), project(2, 'b'), withEncodingKey(project(3, 'c'), 'k3')], total, more };
       const expected = Buffer.from(projectsV1.ListProjectsResponse.encode(res).finish());
       expect(encodeListProjectsResponse(res, cache)).toEqual(expected);
       expect(encodeListProjectsResponse(res, cache)).toEqual(expected);
@@ -23,10 +23,10 @@ describe('encoded projects', () => {
   it('writes each project\'s length in as many varint bytes as it needs (one, two, three)', () => {
     const cache = new EncodedProjectCache(1 << 20);
     for (const size of [0, 1, 100, 127, 128, 300, 16_383, 16_384, 70_000]) {
-      const res = { projects: [project(1, 'a'), withEncodingKey(projectsV1.Project.fromPartial({ id: 2, description: 'd'.repeat(size) }), `big${size}`)], total: -1 };
+      const res = { projects: [project(1, 'a'), withEncodingKey(projectsV1.Project.fromPartial({ id: 2, description: 'd'.repeat(size) }), `big${size}`)], total: -1, more: false };
       expect(encodeListProjectsResponse(res, cache)).toEqual(Buffer.from(projectsV1.ListProjectsResponse.encode(res).finish()));
     }
-    expect(encodeListProjectsResponse({ projects: [], total: 0 }, cache)).toEqual(Buffer.alloc(0));
+    expect(encodeListProjectsResponse({ projects: [], total: 0, more: false }, cache)).toEqual(Buffer.alloc(0));
   });
 
   it('answers a key with the encoding kept under it, and keeps nothing with 0 bytes', () => {
@@ -66,8 +66,8 @@ describe('encoded projects', () => {
     expect(kept).toBe(bytes);
     const standIn = keptProject(2, kept!);
     expect(standIn.id).toBe(2);
-    const res = { projects: [project(1, 'a'), standIn, withEncodingKey(project(3, 'c'), 'k3')], total: 3 };
-    const expected = projectsV1.ListProjectsResponse.encode({ projects: [project(1, 'a'), project(2, 'b'), project(3, 'c')], total: 3 }).finish();
+    const res = { projects: [project(1, 'a'), standIn, withEncodingKey(project(3, 'c'), 'k3')], total: 3, more: false };
+    const expected = projectsV1.ListProjectsResponse.encode({ projects: [project(1, 'a'), project(2, 'b'), project(3, 'c')], total: 3, more: false }).finish();
     expect(encodeListProjectsResponse(res, cache)).toEqual(Buffer.from(expected));
   });
 

@@ -130,7 +130,7 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
         const bytes = key === undefined ? undefined : encodings.kept(key);
         return bytes === undefined ? undefined : keptProject(v.id, bytes);
       });
-      const { page, groupAccess, total, customAttributes, statistics } = await listProjects(deps, actor, req, kept || undefined);
+      const { page, groupAccess, total, customAttributes, statistics, more } = await listProjects(deps, actor, req, kept || undefined);
       return {
         projects: attachCustomAttributes(page.map((listed) => {
           if (listed.kept !== undefined) return listed.kept;
@@ -144,6 +144,7 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
           return withEncodingKey(toProtoProject(r, actor, levels, { statistics: stats }), key);
         }), customAttributes),
         total,
+        more,
       };
     },
 

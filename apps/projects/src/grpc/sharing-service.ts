@@ -34,7 +34,7 @@ export function sharingService(deps: ProjectsDeps): Pick<AsyncService<projectsV1
 
     async importProjectMembers(req, ctx) {
       const r = await importProjectMembers(deps, ctx.actor, req);
-      return { status: r.status, errors: r.errors, totalMembersCount: r.totalMembersCount };
+      return { status: r.status, errors: r.errors, totalMembersCount: r.totalMembersCount, message: r.failure?.message ?? '', reason: r.failure?.reason ?? '' };
     },
   };
 }

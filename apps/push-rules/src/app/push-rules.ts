@@ -49,7 +49,8 @@ export async function updatePushRule(deps: PushRulesDeps, actor: Actor, ref: pus
   });
 }
 
+/** Idempotent (spec 4.8, 7): a project without a rule is left as it is (the project and the caller's role still checked). */
 export async function deletePushRule(deps: PushRulesDeps, actor: Actor, ref: pushRulesV1.ProjectRef | undefined): Promise<void> {
   const projectId = await projectForPushRule(deps, actor, ref);
-  if (!(await deleteRow(deps.pool, projectId))) throw notFound(NO_RULE);
+  await deleteRow(deps.pool, projectId);
 }
