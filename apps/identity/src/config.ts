@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 import { kafkaTopicEnv } from '@glp/events';
-import { allowlistErrors, normalizeAllowlist } from './domain/application-settings';
+import {
+  allowlistErrors, DEFAULT_DELETION_ADJOURNED_PERIOD, MAX_DELETION_ADJOURNED_PERIOD, MIN_DELETION_ADJOURNED_PERIOD, normalizeAllowlist,
+} from './domain/application-settings';
 
 export const identityEnv = z.object({
   ...commonServiceEnv,
@@ -35,6 +37,8 @@ export const identityEnv = z.object({
   OUTBOUND_ALLOWLIST: env.optionalList().transform(normalizeAllowlist).superRefine((list, ctx) => {
     for (const message of allowlistErrors(list)) ctx.addIssue({ code: 'custom', message });
   }),
+  /** GitLab's deletion_adjourned_period (days a project marked for deletion waits), within GitLab's bounds. */
+  DELETION_ADJOURNED_PERIOD: env.int(DEFAULT_DELETION_ADJOURNED_PERIOD, MIN_DELETION_ADJOURNED_PERIOD, MAX_DELETION_ADJOURNED_PERIOD),
 });
 
 export type IdentityConfig = z.infer<typeof identityEnv>;

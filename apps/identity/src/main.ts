@@ -30,7 +30,9 @@ async function main(): Promise<void> {
     pool, topic, logger, rootToken: config.GITLAB_ROOT_TOKEN, rootPassword: config.GITLAB_ROOT_PASSWORD,
     rootEmail: config.GITLAB_ROOT_EMAIL, dataDir: config.DATA_DIR,
   });
-  const settingsDefaults = { allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, outboundAllowlist: config.OUTBOUND_ALLOWLIST };
+  const settingsDefaults = {
+    allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, outboundAllowlist: config.OUTBOUND_ALLOWLIST, deletionAdjournedPeriod: config.DELETION_ADJOURNED_PERIOD,
+  };
   await ensureApplicationSettings({ pool, topic, defaults: settingsDefaults });
 
   const relay = new OutboxRelay({

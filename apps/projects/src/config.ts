@@ -46,9 +46,7 @@ export const projectsEnv = z.object({
   PROJECT_PATH_HINTS: env.int(100_000, 0, 10_000_000),
   /** Counting stops here: larger listings omit X-Total / X-Total-Pages, as GitLab does. */
   LIST_COUNT_LIMIT: env.int(10000, 1),
-  /** Delayed deletion: DELETE /projects/:id marks the project and it is purged this many days later (0: at once). */
-  DELETION_DELAY_DAYS: env.int(0, 0, 90),
-  /** How often projects whose deletion day has come are purged. */
+  /** How often projects marked for deletion longer than identity's deletion_adjourned_period ago are purged. */
   PURGE_INTERVAL_MS: env.int(60000, 100),
   /** Seals import URLs (their credentials) at rest; unset: derived from ACTOR_SECRET. */
   SECRETS_KEY: env.str(''),

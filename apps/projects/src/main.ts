@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   }
 
   const deps = {
-    pool, genericPlanPool, identity, groupAccessCache, pathHints: new ProjectPathHints(config.PROJECT_PATH_HINTS), topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT, deletionDelayDays: config.DELETION_DELAY_DAYS,
+    pool, genericPlanPool, identity, groupAccessCache, pathHints: new ProjectPathHints(config.PROJECT_PATH_HINTS), topic: topicFor('projects', config.KAFKA_TOPIC_PREFIX), countLimit: config.LIST_COUNT_LIMIT,
     secretBox: new SecretBox(config.SECRETS_KEY || config.ACTOR_SECRET),
     importRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     repositoryStorages: config.REPOSITORY_STORAGES,

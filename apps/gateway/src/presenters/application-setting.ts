@@ -29,5 +29,7 @@ export function applicationSettingEntity(s: identityV1.ApplicationSettings | und
     // ApplicationSettingImplementation#outbound_local_requests_allowlist_raw: the entries one per line.
     outbound_local_requests_allowlist_raw: allowlist.join('\n'),
     deny_all_requests_except_allowed: s?.denyAllRequestsExceptAllowed ?? false,
+    // Days a project marked for deletion waits before it is removed (GitLab's default 7).
+    deletion_adjourned_period: s?.deletionAdjournedPeriod || 7,
   };
 }

@@ -18,9 +18,11 @@ const updateParams = defineParams({
   outbound_local_requests_allowlist: p.arrayOf(p.string()).commaSeparated(),
   outbound_local_requests_allowlist_raw: p.string(),
   deny_all_requests_except_allowed: p.boolean(),
+  deletion_adjourned_period: p.int32(),
 }).atLeastOneOf(
   'allow_local_requests_from_web_hooks_and_services', 'allow_local_requests_from_hooks_and_services', 'allow_local_requests_from_system_hooks',
   'outbound_local_requests_whitelist', 'outbound_local_requests_allowlist', 'outbound_local_requests_allowlist_raw', 'deny_all_requests_except_allowed',
+  'deletion_adjourned_period',
 );
 
 /** ApplicationSettingImplementation#strings_to_array (DOMAIN_LIST_SEPARATOR: commas, semicolons, newlines). */
@@ -51,6 +53,7 @@ export const applicationSettingsRoutes: RouteDef[] = [
           allowLocalRequestsFromSystemHooks: params.allow_local_requests_from_system_hooks ?? undefined,
           outboundLocalRequestsAllowlist: list === undefined ? undefined : { entries: list },
           denyAllRequestsExceptAllowed: params.deny_all_requests_except_allowed ?? undefined,
+          deletionAdjournedPeriod: params.deletion_adjourned_period ?? undefined,
         },
       });
       return { body: applicationSettingEntity(settings) };

@@ -59,6 +59,7 @@ describe('application settings through the gateway', () => {
       outbound_local_requests_whitelist: ['seed.example.com', '10.0.0.0/8'],
       outbound_local_requests_allowlist_raw: 'seed.example.com\n10.0.0.0/8',
       deny_all_requests_except_allowed: false,
+      deletion_adjourned_period: 7,
     });
     // The row's creation went out as an event too.
     const first = await eventually(async () => settingsEvents()[0], 20_000);
@@ -89,6 +90,7 @@ describe('application settings through the gateway', () => {
       settings: {
         allowLocalRequestsFromWebHooksAndServices: false, allowLocalRequestsFromSystemHooks: true,
         outboundLocalRequestsAllowlist: ['a.example.com', '192.168.0.0/16', '[::1]:8080'], denyAllRequestsExceptAllowed: true,
+        deletionAdjournedPeriod: 7,
       },
     });
 
@@ -114,7 +116,7 @@ describe('application settings through the gateway', () => {
     const before = await expectJson(await api('/application/settings'), 200);
     const eventsBefore = settingsEvents().length;
     const none = await expectJson(await put({ signup_enabled: false }), 400);
-    expect(none.error).toMatch(/^allow_local_requests_from_web_hooks_and_services, .*deny_all_requests_except_allowed are missing, at least one parameter must be provided$/);
+    expect(none.error).toMatch(/^allow_local_requests_from_web_hooks_and_services, .*deny_all_requests_except_allowed, deletion_adjourned_period are missing, at least one parameter must be provided$/);
     expect(await expectJson(await put({ allow_local_requests_from_web_hooks_and_services: 'maybe' }), 400))
       .toEqual({ error: 'allow_local_requests_from_web_hooks_and_services is invalid' });
     const bad = await expectJson(await put({ allow_local_requests_from_web_hooks_and_services: true, outbound_local_requests_whitelist: 'ok.test,not a host' }), 400);

@@ -155,6 +155,10 @@ describe('project custom attributes through the gateway', () => {
     await expectJson(await put(doomed, 'k', 'v'), 200);
     expect(await stored(doomed)).toEqual([{ key: 'k', value: 'v' }]);
     await expectJson(await api(`/projects/${doomed}`, { method: 'DELETE', as: 'alice' }), 202);
+    // Only marked for deletion (GitLab 18): the project and its attributes stay until it is removed for good.
+    expect(await stored(doomed)).toEqual([{ key: 'k', value: 'v' }]);
+    const fullPath = encodeURIComponent(`alice/doomed-deletion_scheduled-${doomed}`);
+    await expectJson(await api(`/projects/${doomed}?permanently_remove=true&full_path=${fullPath}`, { method: 'DELETE', as: 'alice' }), 202);
     expect(await stored(doomed)).toEqual([]);
     expect(await expectJson(await api(`/projects/${doomed}/custom_attributes`), 404)).toEqual(NOT_FOUND);
   });

@@ -5,8 +5,9 @@ import { Pool } from 'pg';
 import { startStack, type RunningStack } from '@glp/testing';
 
 /**
- * Deleting and restoring projects over HTTP, on a stack with delayed deletion (DELETION_DELAY_DAYS=7, purge every
- * 200 ms): DELETE marks (202), restore unmarks, permanently_remove deletes at once, the purge loop deletes when due,
+ * Deleting and restoring projects over HTTP, on the default configuration (GitLab 18: every DELETE is delayed by the
+ * instance's deletion_adjourned_period, 7 days; purge every 200 ms): DELETE marks (202), restore unmarks,
+ * permanently_remove deletes at once, the purge loop deletes when due,
  * and a deleted project takes its access requests (another service) with it through ProjectDeleted. Deleting a group
  * deletes its projects the same way.
  */
@@ -66,10 +67,10 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     }
     return left;
   };
-  const inDays = (n: number) => new Date(Date.now() + n * 86400000).toISOString().slice(0, 10);
+  const today = () => new Date().toISOString().slice(0, 10);
 
   beforeAll(async () => {
-    stack = await startStack({ name: 'e2e_deletion', env: { DELETION_DELAY_DAYS: '7', PURGE_INTERVAL_MS: '200' } });
+    stack = await startStack({ name: 'e2e_deletion', env: { PURGE_INTERVAL_MS: '200' } });
     pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
     for (const name of ['alice', 'bob', 'carol']) {
       const user = await expectJson(await api('/users', json('POST', { username: name, name, email: `${name}@example.com`, password: `${name}-password-1` })), 201);
@@ -95,10 +96,13 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     const project = await expectJson(await api('/projects', { ...json('POST', { name: 'delayed' }), as: 'alice' }), 201);
     expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202)).toEqual({ message: '202 Accepted' });
     const marked = await expectJson(await api(`/projects/${project.id}`, { as: 'alice' }), 200);
-    expect(marked).toMatchObject({ archived: true, marked_for_deletion_on: inDays(7), marked_for_deletion_at: inDays(7) });
+    expect(marked).toMatchObject({
+      archived: true, marked_for_deletion_on: today(), marked_for_deletion_at: today(),
+      name: `delayed-deletion_scheduled-${project.id}`, path: `delayed-deletion_scheduled-${project.id}`,
+    });
     expect(await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 400)).toEqual({ message: 'Project has been already marked for deletion' });
     const restored = await expectJson(await api(`/projects/${project.id}/restore`, { method: 'POST', as: 'alice' }), 201);
-    expect(restored).toMatchObject({ id: project.id, archived: false, marked_for_deletion_on: null });
+    expect(restored).toMatchObject({ id: project.id, archived: false, marked_for_deletion_on: null, name: 'delayed', path: 'delayed' });
     expect(await expectJson(await api(`/projects/${project.id}/restore`, { method: 'POST', as: 'alice' }), 400)).toEqual({ message: 'Project has not been marked for deletion' });
   });
 
@@ -107,19 +111,20 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     await expectJson(await api(`/projects/${project.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
     expect(await requestsOf('project', project.id)).toBe(1);
     const early = await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=alice/doomed`, { method: 'DELETE', as: 'alice' }), 400);
-    expect(early.message).toContain('only available for a project marked for deletion');
+    expect(early.message).toBe('Project must be marked for deletion first.');
     await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);
     const wrong = await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=alice/other`, { method: 'DELETE', as: 'alice' }), 400);
     expect(wrong.message).toContain('`full_path` is incorrect');
-    await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=${encodeURIComponent(project.path_with_namespace)}`, { method: 'DELETE', as: 'alice' }), 202);
+    const fullPath = encodeURIComponent(`${project.path_with_namespace}-deletion_scheduled-${project.id}`);
+    await expectJson(await api(`/projects/${project.id}?permanently_remove=true&full_path=${fullPath}`, { method: 'DELETE', as: 'alice' }), 202);
     expect(await expectJson(await api(`/projects/${project.id}`), 404)).toEqual({ message: '404 Project Not Found' });
     await eventually('access requests of the deleted project removed', async () => (await requestsOf('project', project.id)) === 0);
   });
 
-  it('purges a marked project when its day comes', async () => {
+  it('purges a project marked deletion_adjourned_period (7) days ago', async () => {
     const project = await expectJson(await api('/projects', { ...json('POST', { name: 'due' }), as: 'alice' }), 201);
     await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);
-    await pool.query(`UPDATE ${stack.schemas.projects}.projects SET marked_for_deletion_on = current_date - 1 WHERE id = $1`, [project.id]);
+    await pool.query(`UPDATE ${stack.schemas.projects}.projects SET marked_for_deletion_on = current_date - 7 WHERE id = $1`, [project.id]);
     await eventually('purged', async () => (await api(`/projects/${project.id}`)).status === 404);
     const left = await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.project_members WHERE project_id = $1`, [project.id]);
     expect(left.rows[0].n).toBe(0);
@@ -159,7 +164,7 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     expect(Object.keys(await leftBehind(project.id)).length).toBeGreaterThan(3); // the check sees attached rows
 
     await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE', as: 'alice' }), 202);
-    await pool.query(`UPDATE ${stack.schemas.projects}.projects SET marked_for_deletion_on = current_date - 1 WHERE id = $1`, [project.id]);
+    await pool.query(`UPDATE ${stack.schemas.projects}.projects SET marked_for_deletion_on = current_date - 7 WHERE id = $1`, [project.id]);
     await eventually('purged', async () => (await api(`/projects/${project.id}`)).status === 404);
     await eventually('nothing left behind', async () => Object.keys(await leftBehind(project.id)).length === 0);
     expect(await leftBehind(project.id)).toEqual({});

@@ -196,9 +196,15 @@ describe('project forks through the gateway', () => {
     const source = await create('alice', { name: 'Doomed', visibility: 'public' });
     const a = await expectJson(await fork(source.id, 'bob'), 201);
     const b = await expectJson(await fork(source.id, 'carol'), 201);
-    expect(await expectJson(await api(`/projects/${b.id}`, { method: 'DELETE', as: 'carol' }), 202)).toEqual({ message: '202 Accepted' });
+    // DELETE only marks a project (GitLab 18); permanently_remove with its renamed full path removes it at once.
+    const removeForGood = async (p: { id: number; path_with_namespace: string }, as: string) => {
+      expect(await expectJson(await api(`/projects/${p.id}`, { method: 'DELETE', as }), 202)).toEqual({ message: '202 Accepted' });
+      const fullPath = encodeURIComponent(`${p.path_with_namespace}-deletion_scheduled-${p.id}`);
+      expect(await expectJson(await api(`/projects/${p.id}?permanently_remove=true&full_path=${fullPath}`, { method: 'DELETE', as }), 202)).toEqual({ message: '202 Accepted' });
+    };
+    await removeForGood(b, 'carol');
     expect(await expectJson(await api(`/projects/${source.id}`, { as: 'alice' }), 200)).toMatchObject({ forks_count: 1 });
-    await expectJson(await api(`/projects/${source.id}`, { method: 'DELETE', as: 'alice' }), 202);
+    await removeForGood(source, 'alice');
     const orphan = await expectJson(await api(`/projects/${a.id}`, { as: 'bob' }), 200);
     expect(orphan).not.toHaveProperty('forked_from_project');
     expect(orphan).not.toHaveProperty('mr_default_target_self');

@@ -9,8 +9,8 @@ import {
 export interface ApplicationSettingsDeps {
   pool: Pool;
   topic: string;
-  /** Start-up defaults for a row not created yet (ALLOW_LOCAL_WEBHOOKS, OUTBOUND_ALLOWLIST). */
-  defaults: { allowLocalWebhooks: boolean; outboundAllowlist: readonly string[] };
+  /** Start-up defaults for a row not created yet (ALLOW_LOCAL_WEBHOOKS, OUTBOUND_ALLOWLIST, DELETION_ADJOURNED_PERIOD). */
+  defaults: { allowLocalWebhooks: boolean; outboundAllowlist: readonly string[]; deletionAdjournedPeriod?: number };
 }
 
 /**

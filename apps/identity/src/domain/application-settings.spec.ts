@@ -5,6 +5,7 @@ const base: ApplicationSettings = {
   allowLocalRequestsFromSystemHooks: true,
   outboundLocalRequestsAllowlist: ['example.com'],
   denyAllRequestsExceptAllowed: false,
+  deletionAdjournedPeriod: 7,
 };
 
 describe('application settings rules', () => {
@@ -14,7 +15,15 @@ describe('application settings rules', () => {
       allowLocalRequestsFromSystemHooks: true,
       outboundLocalRequestsAllowlist: ['a.test', '10.0.0.0/8'],
       denyAllRequestsExceptAllowed: false,
+      deletionAdjournedPeriod: 7,
     });
+    expect(initialSettings({ allowLocalWebhooks: false, outboundAllowlist: [], deletionAdjournedPeriod: 30 }).deletionAdjournedPeriod).toBe(30);
+  });
+
+  it('keeps deletion_adjourned_period within GitLab 1..90, in its words', () => {
+    expect(applySettingsChange(base, { deletionAdjournedPeriod: 90 })).toEqual({ ok: true, settings: { ...base, deletionAdjournedPeriod: 90 } });
+    expect(applySettingsChange(base, { deletionAdjournedPeriod: 0 })).toEqual({ ok: false, errors: { deletion_adjourned_period: ['must be greater than or equal to 1'] } });
+    expect(applySettingsChange(base, { deletionAdjournedPeriod: 91 })).toEqual({ ok: false, errors: { deletion_adjourned_period: ['must be less than or equal to 90'] } });
   });
 
   it('accepts the allowlist forms GitLab documents', () => {

@@ -7,6 +7,8 @@ export interface ApplicationSettings {
   allowLocalRequestsFromSystemHooks: boolean;
   outboundLocalRequestsAllowlist: string[];
   denyAllRequestsExceptAllowed: boolean;
+  /** Days between marking a project for deletion and its removal. */
+  deletionAdjournedPeriod: number;
 }
 
 /** What an update sends: absent fields are left as they are; an allowlist sent (even empty) replaces the list. */
@@ -16,21 +18,36 @@ export type ApplicationSettingsChange = Partial<ApplicationSettings>;
 export const ALLOWLIST_FIELD = 'outbound_local_requests_whitelist';
 /** app/models/application_setting.rb: `length: { maximum: 1_000 }`. */
 export const MAX_ALLOWLIST_ENTRIES = 1000;
+/** app/models/application_setting.rb: `deletion_adjourned_period` numericality 1..90; its column default 7. */
+export const MIN_DELETION_ADJOURNED_PERIOD = 1;
+export const MAX_DELETION_ADJOURNED_PERIOD = 90;
+export const DEFAULT_DELETION_ADJOURNED_PERIOD = 7;
 /** app/validators/qualified_domain_array_validator.rb. */
 const MAX_ENTRY_LENGTH = 255;
 
 /**
  * The settings a new row starts with (GitLab's `create_from_defaults`): the environment's defaults for the outbound
- * rules (ALLOW_LOCAL_WEBHOOKS, OUTBOUND_ALLOWLIST), GitLab's defaults for the rest
- * (`allow_local_requests_from_system_hooks` true, `deny_all_requests_except_allowed` false).
+ * rules (ALLOW_LOCAL_WEBHOOKS, OUTBOUND_ALLOWLIST) and the deletion delay (DELETION_ADJOURNED_PERIOD, else GitLab's 7),
+ * GitLab's defaults for the rest (`allow_local_requests_from_system_hooks` true, `deny_all_requests_except_allowed` false).
  */
-export function initialSettings(env: { allowLocalWebhooks: boolean; outboundAllowlist: readonly string[] }): ApplicationSettings {
+export function initialSettings(
+  env: { allowLocalWebhooks: boolean; outboundAllowlist: readonly string[]; deletionAdjournedPeriod?: number },
+): ApplicationSettings {
   return {
     allowLocalRequestsFromWebHooksAndServices: env.allowLocalWebhooks,
     allowLocalRequestsFromSystemHooks: true,
     outboundLocalRequestsAllowlist: normalizeAllowlist(env.outboundAllowlist),
     denyAllRequestsExceptAllowed: false,
+    deletionAdjournedPeriod: env.deletionAdjournedPeriod ?? DEFAULT_DELETION_ADJOURNED_PERIOD,
   };
+}
+
+/** GitLab's numericality validation of `deletion_adjourned_period`, in its words. */
+export function deletionAdjournedPeriodErrors(days: number): string[] {
+  if (!Number.isInteger(days)) return ['must be an integer'];
+  if (days < MIN_DELETION_ADJOURNED_PERIOD) return [`must be greater than or equal to ${MIN_DELETION_ADJOURNED_PERIOD}`];
+  if (days > MAX_DELETION_ADJOURNED_PERIOD) return [`must be less than or equal to ${MAX_DELETION_ADJOURNED_PERIOD}`];
+  return [];
 }
 
 /** Entries trimmed, blanks dropped (GitLab's `strings_to_array`), order kept. */
@@ -46,10 +63,16 @@ export function applySettingsChange(
   const allowlist = change.outboundLocalRequestsAllowlist === undefined
     ? current.outboundLocalRequestsAllowlist
     : normalizeAllowlist(change.outboundLocalRequestsAllowlist);
+  const errors: FieldErrors = {};
   if (change.outboundLocalRequestsAllowlist !== undefined) {
-    const errors = allowlistErrors(allowlist);
-    if (errors.length) return { ok: false, errors: { [ALLOWLIST_FIELD]: errors } };
+    const list = allowlistErrors(allowlist);
+    if (list.length) errors[ALLOWLIST_FIELD] = list;
   }
+  if (change.deletionAdjournedPeriod !== undefined) {
+    const period = deletionAdjournedPeriodErrors(change.deletionAdjournedPeriod);
+    if (period.length) errors.deletion_adjourned_period = period;
+  }
+  if (Object.keys(errors).length) return { ok: false, errors };
   return {
     ok: true,
     settings: {
@@ -57,6 +80,7 @@ export function applySettingsChange(
       allowLocalRequestsFromSystemHooks: change.allowLocalRequestsFromSystemHooks ?? current.allowLocalRequestsFromSystemHooks,
       outboundLocalRequestsAllowlist: allowlist,
       denyAllRequestsExceptAllowed: change.denyAllRequestsExceptAllowed ?? current.denyAllRequestsExceptAllowed,
+      deletionAdjournedPeriod: change.deletionAdjournedPeriod ?? current.deletionAdjournedPeriod,
     },
   };
 }

@@ -19,6 +19,7 @@ export async function recordApplicationSettingsChanged(client: PoolClient, topic
       allowLocalRequestsFromSystemHooks: s.allowLocalRequestsFromSystemHooks,
       outboundLocalRequestsAllowlist: s.outboundLocalRequestsAllowlist,
       denyAllRequestsExceptAllowed: s.denyAllRequestsExceptAllowed,
+      deletionAdjournedPeriod: s.deletionAdjournedPeriod,
     }),
     actor,
   });

@@ -13,6 +13,7 @@ function toProtoSettings(r: ApplicationSettingsRow): identityV1.ApplicationSetti
     allowLocalRequestsFromSystemHooks: r.allow_local_requests_from_system_hooks,
     outboundLocalRequestsAllowlist: r.outbound_local_requests_allowlist,
     denyAllRequestsExceptAllowed: r.deny_all_requests_except_allowed,
+    deletionAdjournedPeriod: r.deletion_adjourned_period,
     updatedAt: r.updated_at,
   });
 }
@@ -30,6 +31,7 @@ export function applicationSettingsService(deps: ApplicationSettingsDeps): Pick<
         allowLocalRequestsFromSystemHooks: input?.allowLocalRequestsFromSystemHooks,
         outboundLocalRequestsAllowlist: input?.outboundLocalRequestsAllowlist?.entries,
         denyAllRequestsExceptAllowed: input?.denyAllRequestsExceptAllowed,
+        deletionAdjournedPeriod: input?.deletionAdjournedPeriod,
       });
       return { settings: toProtoSettings(row) };
     },

@@ -8,7 +8,7 @@ import type { ProjectPathHints } from '../cache/project-path-hints';
 /** What identity answers for projects: namespaces, groups (their visibility), users, and a user's access through groups. */
 export type IdentityClient = Pick<
   PromiseClient<identityV1.IdentityServiceClient>,
-  'getNamespace' | 'getGroup' | 'getUser' | 'getUserGroupAccess' | 'listGroupMembers'
+  'getNamespace' | 'getGroup' | 'getUser' | 'getUserGroupAccess' | 'listGroupMembers' | 'getApplicationSettings'
 >;
 
 export interface ProjectsDeps {
@@ -28,8 +28,6 @@ export interface ProjectsDeps {
   topic: string;
   /** Listings are counted up to this; beyond, the total is -1. */
   countLimit: number;
-  /** DELETION_DELAY_DAYS: DELETE marks the project for this many days (0 or unset: deletes at once). */
-  deletionDelayDays?: number;
   /** Seals import URLs at rest (absent: imports are refused). */
   secretBox?: SecretBox;
   /** The storages a project may be created on (REPOSITORY_STORAGES; absent: only "default"). */

@@ -24,27 +24,40 @@ export async function deleteNamespaceProjects(db: PoolClient, namespaceId: numbe
   return rows;
 }
 
-/** Marks a project for deletion on `on` (YYYY-MM-DD) and archives it, as GitLab's delayed deletion does. */
-export async function markForDeletion(db: Queryable, id: number, on: string, userId: number | null): Promise<void> {
-  await db.query(
-    `UPDATE projects SET marked_for_deletion_on = $2::date, deleting_user_id = $3, archived = true, updated_at = now() WHERE id = $1`,
-    [id, on, userId],
+/**
+ * Marks a project for deletion today, archived and renamed (GitLab's MarkForDeletionService); the day it was marked
+ * (YYYY-MM-DD), or nothing when it was already marked (a concurrent DELETE won).
+ */
+export async function markForDeletion(
+  db: Queryable, id: number, renamed: { name: string; path: string }, userId: number | null,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ on: string }>(
+    `UPDATE projects SET marked_for_deletion_on = current_date, deleting_user_id = $2, archived = true, name = $3, path = $4, updated_at = now()
+     WHERE id = $1 AND marked_for_deletion_on IS NULL RETURNING to_char(marked_for_deletion_on, 'YYYY-MM-DD') AS on`,
+    [id, userId, renamed.name, renamed.path],
   );
+  return rows[0]?.on;
 }
 
-/** Takes a project off the deletion schedule and unarchives it (GitLab's restore). */
-export async function unmarkForDeletion(db: Queryable, id: number): Promise<void> {
-  await db.query(
-    `UPDATE projects SET marked_for_deletion_on = NULL, deleting_user_id = NULL, archived = false, updated_at = now() WHERE id = $1`,
-    [id],
+/** Takes a project off the deletion schedule, unarchived, under its name and path again (GitLab's restore); whether it was marked. */
+export async function unmarkForDeletion(db: Queryable, id: number, restored: { name: string; path: string }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE projects SET marked_for_deletion_on = NULL, deleting_user_id = NULL, archived = false, name = $2, path = $3, updated_at = now()
+     WHERE id = $1 AND marked_for_deletion_on IS NOT NULL`,
+    [id, restored.name, restored.path],
   );
+  return (rowCount ?? 0) > 0;
 }
 
-/** Projects whose deletion day has come, locked for this replica (others skip them). */
-export async function lockDueForDeletion(db: PoolClient, limit: number): Promise<number[]> {
+/**
+ * Projects marked at least `periodDays` days ago (GitLab's `aimed_for_deletion(deletion_adjourned_period.days.ago)`),
+ * locked for this replica (others skip them).
+ */
+export async function lockDueForDeletion(db: PoolClient, periodDays: number, limit: number): Promise<number[]> {
   const { rows } = await db.query<{ id: number }>(
-    `SELECT id FROM projects WHERE marked_for_deletion_on <= current_date ORDER BY marked_for_deletion_on, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
+    `SELECT id FROM projects WHERE marked_for_deletion_on <= current_date - $1::int
+     ORDER BY marked_for_deletion_on, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [periodDays, limit],
   );
   return rows.map((r) => r.id);
 }

@@ -25,10 +25,11 @@ describe('project deletion against PostgreSQL', () => {
       return { user: identityV1.User.fromPartial({ id: r.selector.value, username: `user${r.selector.value}`, state: 'active', projectsLimit: 100000 }) };
     }),
     listGroupMembers: jest.fn(async () => ({ members: [], total: 0 })),
+    getApplicationSettings: jest.fn(async () => ({ settings: identityV1.ApplicationSettings.fromPartial({ deletionAdjournedPeriod: 7 }) })),
   };
-  const service = (deletionDelayDays: number) => projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000, deletionDelayDays });
+  const service = (_?: number) => projectsService({ pool, identity, topic: 'test.projects', countLimit: 10000 });
   const create = async (name: string) =>
-    (await service(0).createProject(projectsV1.CreateProjectRequest.fromPartial({ name, namespaceId: 10 }), ctx(alice))).project!;
+    (await service().createProject(projectsV1.CreateProjectRequest.fromPartial({ name, namespaceId: 10 }), ctx(alice))).project!;
   const byId = (id: number) => ({ project: { selector: { $case: 'id' as const, value: id } } });
   const events = async (type: string) => (await pool.query(`SELECT count(*)::int AS n FROM outbox WHERE event_type = 'gitlab.events.v1.${type}'`)).rows[0].n as number;
   const exists = async (id: number) => (await pool.query('SELECT 1 FROM projects WHERE id = $1', [id])).rows.length === 1;
@@ -45,30 +46,35 @@ describe('project deletion against PostgreSQL', () => {
     await dropSchemas(schema);
   });
 
-  it('deletes at once without a delay: the row, its members, and ProjectDeleted in one transaction', async () => {
+  it('marks (renamed, archived, today), refuses twice, restores, deletes at once only with permanently_remove and its path', async () => {
     const p = await create('now');
-    expect((await rejection(service(0).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(bob)))).kind).toBe('not_found'); // private: hidden
-    expect(await service(0).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: false });
+    expect((await rejection(service().deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(bob)))).kind).toBe('not_found'); // private: hidden
+    const early = await rejection(service().deleteProject({ ...byId(p.id), permanentlyRemove: true, fullPath: 'alice/now' }, ctx(alice)));
+    expect([early.kind, early.message]).toEqual(['rejected', 'Project must be marked for deletion first.']);
+    expect(await service().deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: true });
+    const renamed = `now-deletion_scheduled-${p.id}`;
+    expect((await service().getProject({ selector: { $case: 'id', value: p.id } }, ctx(alice))).project)
+      .toMatchObject({ archived: true, name: renamed, path: renamed, markedForDeletionOn: new Date().toISOString().slice(0, 10) });
+    const twice = await rejection(service().deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice)));
+    expect([twice.kind, twice.message]).toEqual(['rejected', 'Project has been already marked for deletion']);
+    expect(await service().deleteProject({ ...byId(p.id), permanentlyRemove: true, fullPath: `alice/${renamed}` }, ctx(alice))).toEqual({ marked: false });
     expect(await exists(p.id)).toBe(false);
     expect((await pool.query('SELECT count(*)::int AS n FROM project_members WHERE project_id = $1', [p.id])).rows[0].n).toBe(0);
     expect(await events('ProjectDeleted')).toBe(1);
   });
 
-  it('marks with a delay, restores, and purges when due', async () => {
+  it('restores under the old name, and purges once deletion_adjourned_period days have passed', async () => {
     const p = await create('later');
-    expect(await service(7).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: true });
-    const marked = (await service(7).getProject({ selector: { $case: 'id', value: p.id } }, ctx(alice))).project!;
-    expect(marked).toMatchObject({ archived: true, markedForDeletionOn: new Date(Date.now() + 7 * 86400000).toISOString().slice(0, 10) });
-    const twice = await rejection(service(7).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice)));
-    expect([twice.kind, twice.message]).toEqual(['rejected', 'Project has been already marked for deletion']);
-    const restored = (await service(7).restoreProject(byId(p.id), ctx(alice))).project!;
-    expect(restored).toMatchObject({ archived: false, markedForDeletionOn: '' });
-    await service(7).deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice));
+    await service().deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice));
+    const restored = (await service().restoreProject(byId(p.id), ctx(alice))).project!;
+    expect(restored).toMatchObject({ archived: false, markedForDeletionOn: '', name: 'later', path: 'later' });
+    await service().deleteProject({ ...byId(p.id), permanentlyRemove: false, fullPath: '' }, ctx(alice));
+    await pool.query('UPDATE projects SET marked_for_deletion_on = current_date - 6 WHERE id = $1', [p.id]);
     expect(await purgeDueProjects({ pool, identity, topic: 'test.projects', countLimit: 10000 })).toBe(0); // not due yet
-    await pool.query('UPDATE projects SET marked_for_deletion_on = current_date WHERE id = $1', [p.id]);
+    await pool.query('UPDATE projects SET marked_for_deletion_on = current_date - 7 WHERE id = $1', [p.id]);
     expect(await purgeDueProjects({ pool, identity, topic: 'test.projects', countLimit: 10000 })).toBe(1);
     expect(await exists(p.id)).toBe(false);
-    expect(await events('ProjectUpdated')).toBe(3); // marked, restored, marked
+    expect(await events('ProjectUpdated')).toBe(4); // marked, marked, restored, marked
   });
 
   it('deletes the projects of a namespace identity deleted, each with ProjectDeleted, then the replica row', async () => {
