@@ -91,6 +91,7 @@ const ROUTE_MESSAGES: Record<string, string[][]> = {
   'POST /projects/:id/hooks/:hook_id/events/:hook_log_id/resend': [['hooks', 'ResendHookEventRequest']],
   'POST /projects/:id/push_rule': [['pushRules', 'PushRuleInput']],
   'PUT /projects/:id/push_rule': [['pushRules', 'PushRuleInput']],
+  'PUT /application/settings': [['identity', 'ApplicationSettingsInput']],
 };
 
 describe('params stored in protobuf int32 fields are p.int32()', () => {
@@ -171,16 +172,20 @@ describe('params stored in protobuf int32 fields are p.int32()', () => {
       'GET /users/:user_id/starred_projects page',
       'GET /users/:user_id/starred_projects per_page',
       'POST /groups/:id/members access_level',
+      'POST /projects approvals_before_merge',
       'POST /projects build_timeout',
       'POST /projects ci_default_git_depth',
       'POST /projects/:id/members access_level',
       'POST /projects/:id/push_rule max_file_size',
       'POST /projects/:id/share group_access',
+      'POST /projects/user/:user_id approvals_before_merge',
       'POST /projects/user/:user_id build_timeout',
       'POST /projects/user/:user_id ci_default_git_depth',
       'POST /users projects_limit',
+      'PUT /application/settings deletion_adjourned_period',
       'PUT /groups/:id/access_requests/:user_id/approve access_level',
       'PUT /groups/:id/members/:user_id access_level',
+      'PUT /projects/:id approvals_before_merge',
       'PUT /projects/:id build_timeout',
       'PUT /projects/:id ci_default_git_depth',
       'PUT /projects/:id/access_requests/:user_id/approve access_level',
