@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     jobs: { concurrency: config.JOB_CONCURRENCY, quickTimeLimitMs: config.JOB_TIME_LIMIT_MS, slowTimeLimitMs: config.JOB_SLOW_TIME_LIMIT_MS },
     jobMaxAttempts: config.JOB_MAX_ATTEMPTS, mirrorIntervalMs: config.MIRROR_INTERVAL_MS,
     maxAttachmentBytes: attachmentLimitBytes(config.MAX_ATTACHMENT_SIZE),
+    repositoryWaitMs: config.GIT_REPOSITORY_WAIT_MS,
   };
   // Uploads a process that died mid-transfer left half-written (never visible: no row points at them).
   await sweepTemp(deps.storageRoot, 60 * 60_000).catch((err: unknown) => logger.warn({ err }, 'upload temporary files not swept'));

@@ -6,9 +6,17 @@ import path from 'node:path';
  * Serves the files under `root` over HTTP on 127.0.0.1 (404 for anything else, nothing outside `root`): a bare
  * repository after `git update-server-info` is then reachable with git's dumb HTTP protocol (imports, mirrors).
  * `redirect` may answer a request (its path and query) with a `302 Location` instead, as a hostile server would.
+ * `basicAuth` makes every request without those credentials a 401 asking for them (a private upstream).
  */
-export async function serveDirectory(root: string, redirect?: (pathAndQuery: string) => string | undefined): Promise<{ port: number; close(): void }> {
+export async function serveDirectory(
+  root: string, redirect?: (pathAndQuery: string) => string | undefined, opts: { basicAuth?: { user: string; password: string } } = {},
+): Promise<{ port: number; close(): void }> {
+  const wanted = opts.basicAuth && `Basic ${Buffer.from(`${opts.basicAuth.user}:${opts.basicAuth.password}`).toString('base64')}`;
   const server = createServer((req, res) => {
+    if (wanted && req.headers.authorization !== wanted) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="upstream"' }).end();
+      return;
+    }
     const location = redirect?.(req.url ?? '/');
     if (location) {
       res.writeHead(302, { Location: location }).end();

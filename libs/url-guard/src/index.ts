@@ -4,3 +4,4 @@ export * from './url-blocker';
 export * from './resolve';
 export * from './webhook-rules';
 export * from './attack-matrix';
+export * from './credentials';

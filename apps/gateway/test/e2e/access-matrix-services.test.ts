@@ -42,7 +42,7 @@
  *   POST   /projects/:id/uploads, GET /projects/:id/uploads      #13
  *   GET, DELETE /projects/:id/uploads/:upload_id                 #13
  *   GET, DELETE /projects/:id/uploads/:secret/:filename          #13
- *   GET, POST /projects/:id/mirror/pull                          #13
+ *   GET, POST, PUT /projects/:id/mirror/pull                     #13
  *   GET, POST /projects/:id/hooks; GET, PUT, DELETE /projects/:id/hooks/:hook_id                   #13
  *   POST   /projects/:id/hooks/:hook_id/test/:trigger (push_events)                                #13
  *   GET    /projects/:id/hooks/:hook_id/events; POST …/events/:hook_log_id/resend                 #13
@@ -595,6 +595,12 @@ describe('access matrix of hooks, push rules, uploads, mirrors, repository admin
     },
     { name: 'POST /projects/:id/repository_size', table: ADMIN_PROJECT, request: (f) => ({ method: 'POST', path: `/projects/${f.id}/repository_size` }), ok: exactly(201, true) },
     { name: 'POST /projects/:id/mirror/pull', table: ADMIN_PROJECT, request: (f) => ({ method: 'POST', path: `/projects/${f.id}/mirror/pull` }), ok: NOT_MIRRORED },
+    // Settings with no URL to attach them to: the model's error, nothing saved.
+    {
+      name: 'PUT /projects/:id/mirror/pull', table: ADMIN_PROJECT,
+      request: (f) => ({ method: 'PUT', path: `/projects/${f.id}/mirror/pull`, json: { mirror_trigger_builds: true } }),
+      ok: exactly(400, { message: { url: ['is missing'] } }),
+    },
   ];
 
   const UPLOAD_ENDPOINT: Endpoint = {

@@ -32,4 +32,9 @@ export interface RepoAdminDeps {
   mirrorIntervalMs: number;
   /** The byte limit of one upload (MAX_ATTACHMENT_SIZE, GitLab's `max_attachment_size`). */
   maxAttachmentBytes: number;
+  /**
+   * How long a request for a project's repository that is still being created (from ProjectCreated, a moment after
+   * POST /projects answered) waits for it (GIT_REPOSITORY_WAIT_MS): snapshots here, clones and pushes in git-http-deps.
+   */
+  repositoryWaitMs?: number;
 }

@@ -68,13 +68,7 @@ export async function runMirrorUpdate(deps: RepoAdminDeps, job: JobRow): Promise
       await completeJob(client, job.id);
     });
   };
-  let source;
-  try {
-    source = await deps.projects.getImportSource({ projectId: job.project_id }, { actor: SERVICE });
-  } catch (err) {
-    if (!(err instanceof DomainError && err.kind === 'not_found')) throw err;
-    source = undefined;
-  }
+  const source = await importSourceOf(deps, job.project_id);
   if (!source?.mirror?.mirror) {
     // Mirroring was turned off (kept, disabled), or the project or its import source is gone (forgotten).
     await withTransaction(deps.pool, async (client) => {
@@ -136,11 +130,24 @@ export async function runMirrorUpdate(deps: RepoAdminDeps, job: JobRow): Promise
   if (changes.length) await reportStatisticsQuietly(deps, job.project_id);
 }
 
-/** POST /projects/:id/mirror/pull: an update at once (queued; one at most per project). NOT_FOUND when not a mirror. */
+/**
+ * POST /projects/:id/mirror/pull (and PUT's `force_import_job!`): an update at once (queued; one at most per project).
+ * NOT_FOUND when projects says it is not a mirror: its configuration, maybe set a moment ago, is projects' (this
+ * service's `pull_mirrors` row follows it only once an update ran).
+ */
 export async function startMirrorUpdate(deps: RepoAdminDeps, projectId: number): Promise<void> {
-  const mirror = await findMirror(deps.pool, projectId);
-  if (!mirror?.enabled) throw notFound('Mirror');
+  if (!(await importSourceOf(deps, projectId))?.mirror?.mirror) throw notFound('Mirror');
   await queueMirrorUpdate(deps.pool, projectId);
+}
+
+/** The project's import source (URL with credentials, mirror configuration) as projects keeps it; undefined: none. */
+async function importSourceOf(deps: RepoAdminDeps, projectId: number) {
+  try {
+    return await deps.projects.getImportSource({ projectId }, { actor: SERVICE });
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === 'not_found') return undefined;
+    throw err;
+  }
 }
 
 /** GET /projects/:id/mirror/pull: the mirror's state (GitLab's PullMirror entity's state part). */

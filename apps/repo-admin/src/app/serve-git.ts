@@ -31,16 +31,6 @@ function plain(answer: GitAnswer, status: number, text: string, headers: Record<
   answer.end(text);
 }
 
-/** Whether the repository is on disk, waiting up to `waitMs` for one being created (polled every 100 ms). */
-async function repositoryOnDisk(repo: BareRepository, waitMs: number): Promise<boolean> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    if (repo.exists()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, Math.min(100, Math.max(1, deadline - Date.now()))));
-  }
-}
-
 /**
  * One smart HTTP request on a project's repository, the gateway having decided it is allowed: the ref advertisement
  * (`--advertise-refs`, after the `# service=` announcement unless protocol v2) or the stateless RPC with the request
@@ -51,7 +41,7 @@ async function repositoryOnDisk(repo: BareRepository, waitMs: number): Promise<b
  */
 export async function serveGit(deps: GitHttpDeps, call: GitCall, body: Readable | undefined, answer: GitAnswer): Promise<void> {
   const repoDir = path.join(deps.storageRoot, hashedDiskPath(call.projectId));
-  if (!(await repositoryOnDisk(new BareRepository(deps.git, repoDir), deps.repositoryWaitMs ?? 0))) {
+  if (!(await new BareRepository(deps.git, repoDir).existsWithin(deps.repositoryWaitMs ?? 0))) {
     body?.resume();
     plain(answer, 404, NO_REPOSITORY);
     return;

@@ -29,6 +29,16 @@ export class BareRepository {
     return existsSync(path.join(this.dir, 'HEAD')) && existsSync(path.join(this.dir, 'objects'));
   }
 
+  /** Whether it is on disk, waiting up to `waitMs` for one being created (polled every 100 ms). */
+  async existsWithin(waitMs: number): Promise<boolean> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (this.exists()) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, Math.min(100, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
   /** `git init --bare` with HEAD on `branch` (kept when the repository already exists). */
   async init(branch: string): Promise<void> {
     if (this.exists()) return;
