@@ -11,3 +11,4 @@ export * from './private-infra';
 export * from './secret-registry';
 export * from './service-events';
 export * from './tcp-proxy';
+export * from './project-removal';

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { eventually, infraFromEnv, startPrivateKafka, startStack, type PrivateInfra, type RunningStack } from '@glp/testing';
+import { eventually, infraFromEnv, permanentRemovalPath, startPrivateKafka, startStack, type PrivateInfra, type RunningStack } from '@glp/testing';
 import { brokenInvariants } from './fuzz/db-invariants';
 
 /**
@@ -66,7 +66,9 @@ describe('Kafka stopped for 60 s under writes', () => {
         calls.push({ what: 'POST /projects/:id/hooks', status: (await api('POST', `/projects/${id}/hooks`, { url: 'http://127.0.0.1:9/h', push_events: true })).status });
         calls.push({ what: 'POST /projects/:id/push_rule', status: (await api('POST', `/projects/${id}/push_rule`, { deny_delete_tag: true })).status });
         if (i % 2 === 1) {
+          // DELETE marks the project (GitLab 18); permanently_remove with its renamed full path removes it at once.
           calls.push({ what: 'DELETE /projects/:id', status: (await api('DELETE', `/projects/${id}`)).status });
+          calls.push({ what: 'DELETE /projects/:id?permanently_remove', status: (await api('DELETE', permanentRemovalPath(created.body))).status });
           deleted.add(id);
         } else alive.add(id);
         await new Promise((r) => setTimeout(r, 100)); // a client's think time: ~10 cycles/s in all, 60 s of them

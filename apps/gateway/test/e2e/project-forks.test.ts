@@ -1,7 +1,7 @@
 import { buildEnvelope, createKafka, encodeEnvelope, EventTypes, topicFor } from '@glp/events';
 import { repositoryEventsV1 } from '@glp/proto';
 import { createLogger } from '@glp/service-kit';
-import { eventually, infraFromEnv, startStack, type RunningStack } from '@glp/testing';
+import { eventually, infraFromEnv, permanentRemovalPath, startStack, type RunningStack } from '@glp/testing';
 import type { Producer } from 'kafkajs';
 
 /**
@@ -199,8 +199,7 @@ describe('project forks through the gateway', () => {
     // DELETE only marks a project (GitLab 18); permanently_remove with its renamed full path removes it at once.
     const removeForGood = async (p: { id: number; path_with_namespace: string }, as: string) => {
       expect(await expectJson(await api(`/projects/${p.id}`, { method: 'DELETE', as }), 202)).toEqual({ message: '202 Accepted' });
-      const fullPath = encodeURIComponent(`${p.path_with_namespace}-deletion_scheduled-${p.id}`);
-      expect(await expectJson(await api(`/projects/${p.id}?permanently_remove=true&full_path=${fullPath}`, { method: 'DELETE', as }), 202)).toEqual({ message: '202 Accepted' });
+      expect(await expectJson(await api(permanentRemovalPath(p), { method: 'DELETE', as }), 202)).toEqual({ message: '202 Accepted' });
     };
     await removeForGood(b, 'carol');
     expect(await expectJson(await api(`/projects/${source.id}`, { as: 'alice' }), 200)).toMatchObject({ forks_count: 1 });

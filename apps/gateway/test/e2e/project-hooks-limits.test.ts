@@ -64,7 +64,7 @@ describe('project hook limits', () => {
     expect((await api(hooks(ids.second!), json('POST', { url: `${receiver.url}/s` }))).status).toBe(201);
     const first = listed.body[0] as { id: number };
     expect((await api(`${hooks(ids.app!)}/${first.id}`, json('PUT', { name: 'renamed' }))).status).toBe(200);
-    expect((await api(`${hooks(ids.app!)}/${first.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await api(`${hooks(ids.app!)}/${first.id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await api(hooks(ids.app!), json('POST', { url: `${receiver.url}/again` }))).status).toBe(201);
     expect((await api(hooks(ids.app!), json('POST', { url: `${receiver.url}/too-many` }))).status).toBe(422);
   }, 120_000);

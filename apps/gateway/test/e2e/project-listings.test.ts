@@ -91,7 +91,7 @@ describe('project listings', () => {
   });
 
   describe('keyset pagination', () => {
-    it('pages by id with only a Link rel="next"; the final empty page has no Link', async () => {
+    it('pages by id with only a Link rel="next", sent only while rows follow (no empty page after a short last one)', async () => {
       const seen: string[] = [];
       let url: string | undefined = `${stack.apiUrl}/projects?pagination=keyset&order_by=id&sort=asc&per_page=2&search=ksx`;
       const sizes: number[] = [];
@@ -103,11 +103,11 @@ describe('project listings', () => {
         sizes.push(page.length);
         seen.push(...page.map((p: { name: string }) => p.name));
         const link = res.headers.get('link');
-        if (page.length === 0) expect(link).toBeNull();
-        else expect(link).toMatch(/^<[^>]+>; rel="next"$/);
+        if (sizes.length < 3) expect(link).toMatch(/^<[^>]+>; rel="next"$/);
+        else expect(link).toBeNull();
         url = link ? /^<([^>]+)>/.exec(link)![1] : undefined;
       }
-      expect(sizes).toEqual([2, 2, 1, 0]);
+      expect(sizes).toEqual([2, 2, 1]);
       expect(seen).toEqual(['ksx-1', 'ksx-2', 'ksx-3', 'ksx-4', 'ksx-5']);
     });
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, startStack, type RunningStack } from '@glp/testing';
+import { REPO_ROOT, permanentRemovalPath, startStack, type RunningStack } from '@glp/testing';
 
 const run = promisify(execFile);
 const PYTHON = path.join(REPO_ROOT, '.venv/bin/python');
@@ -122,8 +122,10 @@ describe('projects reached by an old path through the gateway', () => {
 
     const taker = await expectJson(await api('/projects', { ...json('POST', { name: 'tool' }), as: 'alice' }), 201);
     expect(await expectJson(await api(`/projects/${enc('alice/tool')}`, { as: 'alice' }), 200)).toMatchObject({ id: taker.id });
-    // Deleting a project deletes its redirects: its old path is 404 again.
+    // Deleting a project deletes its redirects: its old path is 404 again. DELETE marks it (GitLab 18, renamed); removed
+    // at once with permanently_remove and its renamed full path.
     expect(await expectJson(await api(`/projects/${lib.id}`, { method: 'DELETE', as: 'alice' }), 202)).toEqual({ message: '202 Accepted' });
+    expect(await expectJson(await api(permanentRemovalPath({ id: lib.id, path_with_namespace: 'crew/sub/lib' }), { method: 'DELETE', as: 'alice' }), 202)).toEqual({ message: '202 Accepted' });
     expect(await expectJson(await api(`/projects/${enc('guild/sub/lib')}`, { as: 'alice' }), 404)).toEqual(HIDDEN);
   });
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { eventually, startStack, type RunningStack } from '@glp/testing';
+import { eventually, permanentRemovalPath, startStack, type RunningStack } from '@glp/testing';
 
 const hashed = (id: number) => {
   const h = createHash('sha256').update(String(id)).digest('hex');
@@ -67,6 +67,9 @@ describe('repositories on disk through the stack', () => {
     const dir = path.join(stack.storageRoot, hashed(project.id));
     await eventually(async () => existsSync(dir));
     await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE' }), 202);
+    // Marked for deletion (GitLab 18): the repository stays until the project is removed.
+    expect(existsSync(dir)).toBe(true);
+    await expectJson(await api(permanentRemovalPath(project), { method: 'DELETE' }), 202);
     await eventually(async () => !existsSync(dir));
   });
 });

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { dropSchemas, eventually, freePort, infraFromEnv, REPO_ROOT, startStack, type RunningStack } from '@glp/testing';
+import { dropSchemas, eventually, freePort, infraFromEnv, REPO_ROOT, permanentRemovalPath, startStack, type RunningStack } from '@glp/testing';
 
 const hashed = (id: number) => {
   const h = createHash('sha256').update(String(id)).digest('hex');
@@ -97,6 +97,7 @@ describe('repository storages (repo-admin shards)', () => {
 
     // Deleting it removes the repository from shard-2's disk.
     await expectJson(await api(`/projects/${project.id}`, { method: 'DELETE' }), 202);
+    await expectJson(await api(permanentRemovalPath(project), { method: 'DELETE' }), 202);
     await eventually(async () => !existsSync(path.join(root2, hashed(project.id))), 30_000);
   });
 });

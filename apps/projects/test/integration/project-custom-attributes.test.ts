@@ -153,7 +153,11 @@ describe('project custom attributes and creating a project for a user, against P
     it('are deleted with their project', async () => {
       const doomed = (await service.createProject(projectsV1.CreateProjectRequest.fromPartial({ name: 'doomed', namespaceId: OWNER_NS }), ctx(owner))).project!.id;
       await service.setProjectCustomAttribute({ project: sel(doomed), key: 'k', value: 'v' }, ctx(admin));
-      await service.deleteProject({ project: sel(doomed), permanentlyRemove: false, fullPath: '' }, ctx(owner));
+      // Marked for deletion first (GitLab 18): the attributes stay with the project until it is really removed.
+      expect(await service.deleteProject({ project: sel(doomed), permanentlyRemove: false, fullPath: '' }, ctx(owner))).toEqual({ marked: true });
+      expect(await stored(doomed)).not.toEqual([]);
+      const { project } = await service.getProject({ selector: { $case: 'id', value: doomed }, withCustomAttributes: false, statistics: false }, ctx(owner));
+      expect(await service.deleteProject({ project: sel(doomed), permanentlyRemove: true, fullPath: `${project!.namespace!.fullPath}/${project!.path}` }, ctx(owner))).toEqual({ marked: false });
       expect(await stored(doomed)).toEqual([]);
       expect((await rejection(service.listProjectCustomAttributes({ project: sel(doomed) }, ctx(admin)))).kind).toBe('not_found');
     });

@@ -126,7 +126,10 @@ describe('forks against PostgreSQL', () => {
 
     const a = (await service.forkProject(projectsV1.ForkProjectRequest.fromPartial({ project: sel(source.id) }), ctx(bob))).project!;
     const b = (await service.forkProject(projectsV1.ForkProjectRequest.fromPartial({ project: sel(source.id) }), ctx(carol))).project!;
-    await service.deleteProject({ project: sel(source.id), permanentlyRemove: false, fullPath: '' }, ctx(alice));
+    // Marked first (GitLab 18): the forks stay linked until the source is really removed.
+    expect(await service.deleteProject({ project: sel(source.id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: true });
+    const marked = (await service.getProject(sel(source.id), ctx(alice))).project!;
+    await service.deleteProject({ project: sel(source.id), permanentlyRemove: true, fullPath: `${marked.namespace!.fullPath}/${marked.path}` }, ctx(alice));
     const removed = (await payloads(EventTypes.ProjectForkRemoved)).map((e) => e.payload).filter((p) => p.forkedFromProjectId === source.id);
     // The unlink first, then one per fork of the deleted source.
     expect(removed[0]).toEqual({ projectId: standalone.id, forkedFromProjectId: source.id });

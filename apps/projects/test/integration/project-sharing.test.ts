@@ -134,7 +134,7 @@ describe('sharing projects with groups against PostgreSQL', () => {
     expect(denied.kind).toBe('not_found'); // maint cannot read "other"
     const res = await service.importProjectMembers({ project: sel(otherId), source: sel() }, ctx(owner));
     // A group project has no creator membership (access comes from the group): the source's one member is imported.
-    expect(res).toEqual({ status: 'success', errors: {}, totalMembersCount: 1 });
+    expect(res).toEqual({ status: 'success', errors: {}, totalMembersCount: 1, message: '', reason: '' });
     const { members } = await service.listProjectMembers(projectsV1.ListProjectMembersRequest.fromPartial({ project: sel(otherId) }), ctx(owner));
     expect(members.map((m) => [m.user!.username, m.accessLevel])).toEqual([['maint', 40]]);
     expect(await outbox('gitlab.events.v1.ProjectMembershipChanged')).toBe(2);

@@ -180,7 +180,10 @@ describe('redirect routes of renamed and moved projects against PostgreSQL', () 
     const id = await create('gone', 10);
     await rename(id, 'gone-two');
     expect(await redirectsOf(id)).toEqual(['alice/gone']);
-    expect(await service.deleteProject({ project: byId(id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: false });
+    // Marked for deletion first (GitLab 18), then removed at once with permanently_remove and its current path.
+    expect(await service.deleteProject({ project: byId(id), permanentlyRemove: false, fullPath: '' }, ctx(alice))).toEqual({ marked: true });
+    const { project } = await service.getProject({ selector: { $case: 'id', value: id } }, ctx(alice));
+    expect(await service.deleteProject({ project: byId(id), permanentlyRemove: true, fullPath: `${project!.namespace!.fullPath}/${project!.path}` }, ctx(alice))).toEqual({ marked: false });
     expect((await pool.query('SELECT count(*)::int AS n FROM project_redirect_routes WHERE project_id = $1', [id])).rows[0].n).toBe(0);
     expect(await rejection(get('alice/gone'))).toMatchObject({ kind: 'not_found' });
   });

@@ -62,7 +62,10 @@ for i in range(5):
     gl.projects.create({"name": f"pyks-{i}"})
 for n in (5, 4):
     if n == 4:
-        gl.projects.get(f"root/pyks-4").delete()
+        # DELETE marks it (GitLab 18, renamed and still listed); permanently_remove with its renamed path removes it.
+        doomed = gl.projects.get("root/pyks-4")
+        doomed.delete()
+        gl.http_delete(f"/projects/{doomed.id}", query_data={"permanently_remove": True, "full_path": f"root/pyks-4-deletion_scheduled-{doomed.id}"})
     calls.clear()
     listing = gl.projects.list(pagination="keyset", order_by="id", sort="asc", per_page=2, search="pyks", iterator=True)
     names = [p.name for p in listing]
