@@ -12,12 +12,15 @@ export interface DownloadedFile {
   body: Readable;
 }
 
+/** A file to stream to repo-admin; the stream id that binds the call is added when it is sent. */
+export type FileToSend = Omit<repoAdminV1.NewFile, 'streamId'>;
+
 /** repo-admin's streaming calls for uploads and avatars (service-kit's client wraps unary calls only), as the current caller. */
 export interface UploadStreams {
   /** POST /projects/:id/uploads: `file`, then the bytes of `body` as they arrive. Rejects with repo-admin's DomainError. */
-  createUpload(file: repoAdminV1.NewFile, body: AsyncIterable<Buffer>): Promise<repoAdminV1.Upload>;
+  createUpload(file: FileToSend, body: AsyncIterable<Buffer>): Promise<repoAdminV1.Upload>;
   /** A new avatar's bytes; answers the stored avatar ("<secret>/<file name>"). */
-  storeAvatar(file: repoAdminV1.NewFile, body: AsyncIterable<Buffer>): Promise<string>;
+  storeAvatar(file: FileToSend, body: AsyncIterable<Buffer>): Promise<string>;
   /** Resolves once repo-admin described the file (or rejects with its DomainError before any byte). */
   downloadUpload(request: repoAdminV1.DownloadUploadRequest): Promise<DownloadedFile>;
   downloadAvatar(request: repoAdminV1.DownloadAvatarRequest): Promise<DownloadedFile>;
@@ -101,7 +104,10 @@ async function received<Res extends Part<repoAdminV1.StoredFile>>(call: ClientRe
 export function createUploadStreams(raw: repoAdminV1.RepoAdminServiceClient, actorSecret: string): UploadStreams {
   const signer = new ActorSigner(actorSecret);
   const def = repoAdminV1.RepoAdminServiceService;
-  /** The call's metadata: the caller signed for the method and, for a single-message request, that message's bytes. */
+  /**
+   * The call's metadata: the caller signed for the method and a message's bytes (a single-message request's; a file
+   * stream's first message, which names the project, the file and a fresh stream id).
+   */
   const metadataFor = (path: string, body?: Uint8Array) => {
     const ctx = currentContext();
     if (!ctx?.actor) throw new Error(`grpc call ${path} without an actor`);
@@ -115,16 +121,18 @@ export function createUploadStreams(raw: repoAdminV1.RepoAdminServiceClient, act
   // No deadlines: a file takes as long as it is large and the client is slow; the client going away cancels the call.
   return {
     async createUpload(file, body) {
-      const md = metadataFor(def.createUpload.path);
+      const first: repoAdminV1.CreateUploadRequest = { part: { $case: 'file', value: { ...file, streamId: randomUUID() } } };
+      const md = metadataFor(def.createUpload.path, def.createUpload.requestSerialize(first));
       const res = await sendStreamed<repoAdminV1.CreateUploadRequest, repoAdminV1.CreateUploadResponse>(
-        (cb) => raw.createUpload(md, cb), { part: { $case: 'file', value: file } }, body, (value) => ({ part: { $case: 'chunk', value } }),
+        (cb) => raw.createUpload(md, cb), first, body, (value) => ({ part: { $case: 'chunk', value } }),
       );
       return res.upload!;
     },
     async storeAvatar(file, body) {
-      const md = metadataFor(def.storeAvatar.path);
+      const first: repoAdminV1.StoreAvatarRequest = { part: { $case: 'file', value: { ...file, streamId: randomUUID() } } };
+      const md = metadataFor(def.storeAvatar.path, def.storeAvatar.requestSerialize(first));
       const res = await sendStreamed<repoAdminV1.StoreAvatarRequest, repoAdminV1.StoreAvatarResponse>(
-        (cb) => raw.storeAvatar(md, cb), { part: { $case: 'file', value: file } }, body, (value) => ({ part: { $case: 'chunk', value } }),
+        (cb) => raw.storeAvatar(md, cb), first, body, (value) => ({ part: { $case: 'chunk', value } }),
       );
       return res.avatar;
     },

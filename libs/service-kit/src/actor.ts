@@ -91,6 +91,9 @@ export class ActorSigner {
   }
 }
 
+/** How old (or how far ahead) a signed actor may be when a service checks it. */
+export const ACTOR_MAX_AGE_SECONDS = 300;
+
 function checkSignature(expectedMac: string, signature: string): void {
   const expected = Buffer.from(expectedMac);
   const given = Buffer.from(signature);
@@ -128,7 +131,7 @@ export function verifyActor(
   signature: string | undefined,
   secret: string,
   method: string,
-  maxAgeSeconds = 300,
+  maxAgeSeconds = ACTOR_MAX_AGE_SECONDS,
   now = Date.now(),
   body?: Uint8Array,
 ): Actor {
@@ -148,7 +151,7 @@ export class ActorVerifier {
 
   constructor(
     private readonly secret: string,
-    private readonly maxAgeSeconds = 300,
+    private readonly maxAgeSeconds = ACTOR_MAX_AGE_SECONDS,
   ) {}
 
   verify(payload: string | undefined, signature: string | undefined, method: string, body?: Uint8Array, now = Date.now()): Actor {

@@ -4,17 +4,13 @@ import type { ServiceDefinition } from '@grpc/grpc-js';
 const received = new WeakMap<object, Uint8Array>();
 
 /**
- * The definition with each single-message request's deserializer keeping the bytes it decoded, so the server checks the
- * actor signature over the very bytes the client signed (never a re-encoding, which could differ: unknown fields of a
- * newer client are dropped when decoding). Client-streaming methods are left as they are.
+ * The definition with each request message's deserializer keeping the bytes it decoded, so the server checks the actor
+ * signature over the very bytes the client signed (never a re-encoding, which could differ: unknown fields of a newer
+ * client are dropped when decoding). A client stream's signature covers its first message.
  */
 export function keepingRequestBytes(definition: ServiceDefinition): ServiceDefinition {
   const out: Record<string, ServiceDefinition[string]> = {};
   for (const [name, method] of Object.entries(definition)) {
-    if (method.requestStream) {
-      out[name] = method;
-      continue;
-    }
     const decode = method.requestDeserialize;
     out[name] = {
       ...method,

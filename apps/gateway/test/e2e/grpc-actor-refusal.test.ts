@@ -104,4 +104,48 @@ describe('direct gRPC calls without a valid signed actor', () => {
       client.close();
     }
   });
+
+  it('refuses a captured upload stream replayed into another project, or with other bytes', async () => {
+    const api = (p: string, init: RequestInit = {}) =>
+      fetch(`${stack.apiUrl}${p}`, { ...init, headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json', ...init.headers } });
+    const create = async (name: string) => {
+      const res = await api('/projects', { method: 'POST', body: JSON.stringify({ name }) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: number }).id;
+    };
+    const [mine, other] = [await create('upload-replay-a'), await create('upload-replay-b')];
+    const def = repoAdminV1.RepoAdminServiceService.createUpload;
+    const client = new repoAdminV1.RepoAdminServiceClient(stack.grpcAddrs.repoAdmin, credentials.createInsecure());
+    const fileOf = (projectId: number, streamId: string): repoAdminV1.CreateUploadRequest => ({
+      part: { $case: 'file', value: { project: { selector: { $case: 'id', value: projectId } }, fileName: 'plan.txt', contentType: 'text/plain', streamId } },
+    });
+    /** One CreateUpload call: the first message, then the chunks; the status code and the stored file (project, name, size). */
+    const upload = (metadata: Metadata, first: repoAdminV1.CreateUploadRequest, ...chunks: string[]) =>
+      new Promise<{ code: number; stored?: [number | undefined, string | undefined, number | undefined] }>((resolve) => {
+        const stream = client.createUpload(metadata, { deadline: Date.now() + 10_000 }, (err, res) => resolve({ code: err ? err.code : status.OK, stored: res?.upload && [res.upload.projectId, res.upload.fileName, res.upload.size] }));
+        stream.write(first);
+        for (const c of chunks) stream.write({ part: { $case: 'chunk', value: Buffer.from(c) } });
+        stream.end();
+      });
+    try {
+      // The call as the gateway makes it for root: signed over its first message (project, file, a fresh stream id).
+      const first = fileOf(mine, '3f0b1c9e-6a47-4c51-9a3e-0d6c2b7e5a10');
+      const captured = signed(admin, DEV_ACTOR_SECRET, def.path, Date.now(), def.requestSerialize(first));
+      const legit = await upload(captured, first, 'the real plan');
+      expect(legit).toEqual({ code: status.OK, stored: [mine, 'plan.txt', 'the real plan'.length] });
+      // The captured header replayed: into another project, with the same first message and other bytes, with no stream id.
+      expect(status[(await upload(captured, fileOf(other, '3f0b1c9e-6a47-4c51-9a3e-0d6c2b7e5a10'), 'planted')).code]).toBe('UNAUTHENTICATED');
+      expect(status[(await upload(captured, first, 'planted')).code]).toBe('UNAUTHENTICATED');
+      // A header signed for the method alone (bound to no message) does not open a stream either.
+      expect(status[(await upload(signed(admin, DEV_ACTOR_SECRET, def.path), fileOf(other, '9b1e7c2a-0d4f-4e8b-8f3a-5c6d7e8f9a0b'), 'planted')).code]).toBe('UNAUTHENTICATED');
+      const noId = fileOf(mine, '');
+      expect(status[(await upload(signed(admin, DEV_ACTOR_SECRET, def.path, Date.now(), def.requestSerialize(noId)), noId, 'x')).code]).toBe('UNAUTHENTICATED');
+      // Nothing was kept beyond the legitimate file.
+      const listed = (await (await api(`/projects/${other}/uploads`)).json()) as unknown[];
+      expect(listed).toEqual([]);
+      expect(((await (await api(`/projects/${mine}/uploads`)).json()) as unknown[]).length).toBe(1);
+    } finally {
+      client.close();
+    }
+  });
 });

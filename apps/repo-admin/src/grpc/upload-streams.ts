@@ -1,9 +1,10 @@
 import { repoAdminV1 } from '@glp/proto';
-import { badRequest, type Logger } from '@glp/service-kit';
+import { ACTOR_MAX_AGE_SECONDS, badRequest, type Logger } from '@glp/service-kit';
 import type { RepoAdminDeps } from '../app/deps';
 import { openAvatarDownload, storeAvatar } from '../app/avatars';
 import { createUpload, openUploadDownload, toUpload, type OpenedFile } from '../app/uploads';
-import { bindClientStream } from './client-stream';
+import { UsedGrants } from '../domain/used-grants';
+import { bindClientStream, streamBinding } from './client-stream';
 import { bindServerStream, type StreamContext } from './server-stream';
 
 type Opts = { actorSecret: string; logger: Logger };
@@ -41,18 +42,23 @@ async function sendFile(opened: OpenedFile, ctx: StreamContext<FilePart>): Promi
   }
 }
 
+/** The stream id of a file stream's first message (what its caller's signature is bound to). */
+const streamIdOf = (first: UploadPart) => (first.part?.$case === 'file' ? first.part.value.streamId || undefined : undefined);
+
 /** CreateUpload, DownloadUpload, StoreAvatar and DownloadAvatar, bound for the gRPC server. */
 export function uploadStreams(deps: RepoAdminDeps, opts: Opts) {
   const def = repoAdminV1.RepoAdminServiceService;
+  const used = new UsedGrants(ACTOR_MAX_AGE_SECONDS);
+  const streams = { ...opts, binding: streamBinding(streamIdOf, used) };
   return {
     createUpload: bindClientStream<repoAdminV1.CreateUploadRequest, repoAdminV1.CreateUploadResponse>(def.createUpload.path, async (messages, ctx) => {
       const { file, chunks } = await fileThenChunks(messages);
       return { upload: toUpload(await createUpload(deps, ctx.actor, file, chunks)) };
-    }, opts),
+    }, streams),
     storeAvatar: bindClientStream<repoAdminV1.StoreAvatarRequest, repoAdminV1.StoreAvatarResponse>(def.storeAvatar.path, async (messages, ctx) => {
       const { file, chunks } = await fileThenChunks(messages);
       return { avatar: await storeAvatar(deps, ctx.actor, file, chunks) };
-    }, opts),
+    }, streams),
     downloadUpload: bindServerStream<repoAdminV1.DownloadUploadRequest, repoAdminV1.DownloadUploadResponse>(def.downloadUpload.path, async (req, ctx) => {
       await sendFile(await openUploadDownload(deps, ctx.actor, req), ctx);
     }, opts),
