@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { sleep } from '@glp/events';
-import type { Actor, Logger } from '@glp/service-kit';
+import type { Actor } from '@glp/service-kit';
 import { BareRepository } from '../disk/bare-repository';
 import { EventSpool } from '../disk/event-spool';
 import { PushReader } from '../disk/push-reader';
