@@ -1,6 +1,7 @@
 import type { PushPolicy } from '../domain/push-policy';
 import type { RepoAdminDeps } from './deps';
 import type { PushEventHandOff } from './push-event-handoff';
+import type { PushIntents } from './push-intents';
 import type { PushSessions } from './push-sessions';
 
 /** What git over HTTP needs: the service's deps, the receive hooks and the pushes running. */
@@ -10,6 +11,8 @@ export interface GitHttpDeps extends Pick<RepoAdminDeps, 'pool' | 'identity' | '
   sessions: PushSessions;
   /** Where post-receive hands a completed push's events (written, or spooled while the database does not answer). */
   pushEvents: Pick<PushEventHandOff, 'deliver'>;
+  /** Where pre-receive records an allowed push before its refs move, and post-receive settles it after the hand-off. */
+  pushIntents: Pick<PushIntents, 'record' | 'settle'>;
   /** The pre-receive checks (DEFAULT_PUSH_POLICIES when unset; `startGitOverHttp` adds push rules when a client is given). */
   pushPolicies?: readonly PushPolicy[];
   /**

@@ -9,6 +9,8 @@ export interface PushSession {
   actor: Actor;
   service: GitService;
   repoDir: string;
+  /** The push's intent (app/push-intents.ts), once pre-receive allowed it. */
+  intent?: string;
 }
 
 /**

@@ -1,9 +1,11 @@
+import type { EventEnvelope } from '@glp/events';
 import { repositoryEventsV1 } from '@glp/proto';
 import { type Actor } from '@glp/service-kit';
 import { BareRepository } from '../disk/bare-repository';
 import { PushReader, type PushedCommit } from '../disk/push-reader';
 import { hashedDiskPath } from '../domain/hashed-storage';
 import { boundPushEvent } from '../domain/push-event-bounds';
+import { pushEventId } from '../domain/push-intent-rules';
 import { decidePush } from '../domain/push-policy';
 import {
   branchCommitRange, branchOf, commitTitle, defaultBranchOf, isBlankRev, parseRefUpdates, PUSH_COMMITS_LIMIT, refsInPushCounts, tagOf, type RefUpdate,
@@ -57,7 +59,12 @@ export async function preReceive(deps: GitHttpDeps, session: PushSession, call: 
     { push_rules_active: observed.pushRulesActive ? 'true' : 'false', outcome: verdict.allowed ? 'allowed' : 'refused' },
     Number(process.hrtime.bigint() - started) / 1e9,
   );
-  return verdict.allowed ? { allowed: true, messages: [] } : { allowed: false, messages: [`GitLab: ${verdict.message}`] };
+  if (!verdict.allowed) return { allowed: false, messages: [`GitLab: ${verdict.message}`] };
+  // Before git moves a ref: what lets a later start finish the push should this process die before post-receive's hand-off.
+  session.intent = await deps.pushIntents.record({
+    id: session.id, projectId: session.projectId, storage: deps.storage, actor: session.actor, changes: call.changes, at: new Date().toISOString(),
+  });
+  return { allowed: true, messages: [] };
 }
 
 /** The pusher as push payloads show them (GitLab: name, username and the public e-mail); the username when identity cannot say. */
@@ -118,18 +125,33 @@ export async function refEvent(
   return undefined;
 }
 
+/** A push whose refs moved: its id (the session's), project, pusher and repository. */
+export type CompletedPush = Pick<PushSession, 'id' | 'projectId' | 'actor' | 'repoDir'>;
+
 /**
- * post-receive: the refs moved. When HEAD points at a branch that does not exist (the first push to an empty
- * repository), HEAD moves to GitLab's default branch choice among the branches now there. Then, in one transaction: the
- * repository's row, a Push per branch and a TagPush per tag in the order git reported them, and RepositoryChanged
- * (empty, default branch, pushed_at) from which projects updates `empty_repo`, `default_branch` and `last_activity_at`,
- * handed to PushEventHandOff (written now, or spooled on disk while PostgreSQL does not answer); then
- * RepositoryStatisticsChanged with the new sizes and commit count.
+ * post-receive: the refs moved. Completes the push (completePush), then removes its intent: its events are written or
+ * spooled now.
  */
 export async function postReceive(deps: GitHttpDeps, session: PushSession, call: HookCall): Promise<HookAnswer> {
-  const changes = parseRefUpdates(call.changes);
-  const repo = new BareRepository(deps.git, session.repoDir);
-  const reader = new PushReader(deps.git, session.repoDir);
+  await completePush(deps, session, parseRefUpdates(call.changes), new Date());
+  if (session.intent) await deps.pushIntents.settle(session.intent);
+  // The repository's size and commit count moved too (GitLab refreshes the statistics after a push).
+  await reportStatisticsQuietly(deps, session.projectId);
+  return { allowed: true, messages: [] };
+}
+
+/**
+ * What follows a push whose refs moved (post-receive, or the recovery of a push whose post-receive did not finish). When
+ * HEAD points at a branch that does not exist (the first push to an empty repository), HEAD moves to GitLab's default
+ * branch choice among the branches now there. Then, in one transaction: the repository's row, a Push per branch and a
+ * TagPush per tag in the order git reported them, and RepositoryChanged (empty, default branch, pushed_at) from which
+ * projects updates `empty_repo`, `default_branch` and `last_activity_at`, handed to PushEventHandOff (written now, or
+ * spooled on disk while PostgreSQL does not answer). The events' ids derive from the push's id and the ref, so building
+ * them twice gives the same ids.
+ */
+export async function completePush(deps: GitHttpDeps, push: CompletedPush, changes: RefUpdate[], pushedAt: Date): Promise<void> {
+  const repo = new BareRepository(deps.git, push.repoDir);
+  const reader = new PushReader(deps.git, push.repoDir);
   const branches = await reader.branches();
   let head = await repo.headBranch();
   if (!branches.includes(head)) {
@@ -140,25 +162,22 @@ export async function postReceive(deps: GitHttpDeps, session: PushSession, call:
     }
   }
   const defaultBranch = branches.includes(head) ? head : undefined;
-  const pusher = await pusherOf(deps, session.actor);
-  const pushedAt = new Date();
-  const events: RefEvent[] = [];
+  const pusher = await pusherOf(deps, push.actor);
+  const envelopes: EventEnvelope[] = [];
   const refsInPush = refsInPushCounts(changes);
+  const cause = { id: push.actor.id, username: push.actor.username };
   for (const [i, update] of changes.entries()) {
-    const e = await refEvent(reader, session.projectId, update, defaultBranch, pusher, pushedAt, refsInPush[i]!);
-    if (e) events.push(e);
+    const e = await refEvent(reader, push.projectId, update, defaultBranch, pusher, pushedAt, refsInPush[i]!);
+    const eventId = pushEventId(push.id, update.ref);
+    if (e) envelopes.push(e.kind === 'push' ? pushEnvelope(e.event, cause, eventId) : tagPushEnvelope(e.event, cause, eventId));
   }
-  const cause = { id: session.actor.id, username: session.actor.username };
   const empty = branches.length === 0;
   await deps.pushEvents.deliver({
-    repository: { projectId: session.projectId, storage: deps.storage, diskPath: hashedDiskPath(session.projectId), empty, defaultBranch: head },
+    repository: { projectId: push.projectId, storage: deps.storage, diskPath: hashedDiskPath(push.projectId), empty, defaultBranch: head },
     topic: deps.topic,
     events: [
-      ...events.map((e) => (e.kind === 'push' ? pushEnvelope(e.event, cause) : tagPushEnvelope(e.event, cause))),
-      repositoryChangedEnvelope({ projectId: session.projectId, empty, defaultBranch: head, pushedAt }),
+      ...envelopes,
+      repositoryChangedEnvelope({ projectId: push.projectId, empty, defaultBranch: head, pushedAt }, pushEventId(push.id, 'RepositoryChanged')),
     ],
   });
-  // The repository's size and commit count moved too (GitLab refreshes the statistics after a push).
-  await reportStatisticsQuietly(deps, session.projectId);
-  return { allowed: true, messages: [] };
 }

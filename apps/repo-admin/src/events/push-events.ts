@@ -9,18 +9,18 @@ export interface EventCause {
 }
 
 /** Push and TagPush go to repo-admin's topic keyed `project:<id>`, in order with the project's other repository events. */
-function pushEventEnvelope<T>(projectId: number, type: PayloadType<T>, payload: T, cause: EventCause): EventEnvelope {
-  return buildEnvelope({ aggregateType: 'repository', aggregateKey: `project:${projectId}`, payloadType: type, payload, actor: cause });
+function pushEventEnvelope<T>(projectId: number, type: PayloadType<T>, payload: T, cause: EventCause, eventId?: string): EventEnvelope {
+  return buildEnvelope({ aggregateType: 'repository', aggregateKey: `project:${projectId}`, payloadType: type, payload, actor: cause, eventId });
 }
 
-/** Push: a branch was created, moved or deleted. */
-export function pushEnvelope(push: repositoryEventsV1.Push, cause: EventCause): EventEnvelope {
-  return pushEventEnvelope(push.projectId, EventTypes.Push, push, cause);
+/** Push: a branch was created, moved or deleted. `eventId` defaults to a fresh UUID. */
+export function pushEnvelope(push: repositoryEventsV1.Push, cause: EventCause, eventId?: string): EventEnvelope {
+  return pushEventEnvelope(push.projectId, EventTypes.Push, push, cause, eventId);
 }
 
-/** TagPush: a tag was created, moved or deleted. */
-export function tagPushEnvelope(push: repositoryEventsV1.TagPush, cause: EventCause): EventEnvelope {
-  return pushEventEnvelope(push.projectId, EventTypes.TagPush, push, cause);
+/** TagPush: a tag was created, moved or deleted. `eventId` defaults to a fresh UUID. */
+export function tagPushEnvelope(push: repositoryEventsV1.TagPush, cause: EventCause, eventId?: string): EventEnvelope {
+  return pushEventEnvelope(push.projectId, EventTypes.TagPush, push, cause, eventId);
 }
 
 /** Outboxes Push. */

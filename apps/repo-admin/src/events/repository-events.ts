@@ -19,10 +19,12 @@ export function recordImportState(client: PoolClient, topic: string, projectId: 
     repositoryEventsV1.RepositoryImportStateChanged.fromPartial({ projectId, state, error: error.slice(0, IMPORT_ERROR_MAX_CHARS) }));
 }
 
-/** RepositoryChanged: what the repository now is (empty, default branch, when refs last moved). */
-export function repositoryChangedEnvelope(r: { projectId: number; empty: boolean; defaultBranch: string; pushedAt?: Date }): EventEnvelope {
+/** RepositoryChanged: what the repository now is (empty, default branch, when refs last moved). `eventId` defaults to a fresh UUID. */
+export function repositoryChangedEnvelope(
+  r: { projectId: number; empty: boolean; defaultBranch: string; pushedAt?: Date }, eventId?: string,
+): EventEnvelope {
   return buildEnvelope({
-    aggregateType: 'repository', aggregateKey: `project:${r.projectId}`, payloadType: EventTypes.RepositoryChanged, actor: SERVICE,
+    aggregateType: 'repository', aggregateKey: `project:${r.projectId}`, payloadType: EventTypes.RepositoryChanged, actor: SERVICE, eventId,
     payload: repositoryEventsV1.RepositoryChanged.fromPartial({ projectId: r.projectId, empty: r.empty, defaultBranch: r.defaultBranch, pushedAt: r.pushedAt }),
   });
 }

@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -7,7 +8,7 @@ import { promisify } from 'node:util';
 import { createPool, type Pool } from '@glp/db';
 import { decodeEnvelope, EventTypes, unpackPayload } from '@glp/events';
 import { identityV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, signActor, type Actor } from '@glp/service-kit';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, GIT_GRANT_ID_HEADER, signActor, type Actor } from '@glp/service-kit';
 import { dropSchemas, eventually, infraFromEnv, TcpProxy, uniqueName } from '@glp/testing';
 import { BareRepository } from '../../src/disk/bare-repository';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
@@ -64,9 +65,11 @@ describe('push events through a database blip', () => {
     await startServer();
     // The gateway's part: sign each request for the current server.
     proxy = http.createServer((req, res) => {
-      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!));
+      const grantId = randomUUID();
+      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!, grantId));
+      const headers = { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
       const up = http.request(
-        { host: '127.0.0.1', port: server!.port, method: req.method, path: req.url, headers: { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature } },
+        { host: '127.0.0.1', port: server!.port, method: req.method, path: req.url, headers },
         (r) => {
           res.writeHead(r.statusCode!, r.headers);
           r.pipe(res);
