@@ -4,9 +4,9 @@ import { projectEntity } from '../presenters/project';
 import { requireProject } from './project-member-routes';
 
 /**
- * Deleting and restoring projects (spec 3, 4.5; reference 8): Owners and administrators. DELETE answers 202
- * `{"message":"202 Accepted"}` whether the project went at once or was marked for delayed deletion
- * (DELETION_DELAY_DAYS); `permanently_remove=true` with the exact `full_path` removes a marked project at once.
+ * Deleting and restoring projects (spec 3, 4.5; reference 8): Owners and administrators. DELETE marks the project for
+ * deletion (GitLab 18: removed after the instance's `deletion_adjourned_period`) and answers 202
+ * `{"message":"202 Accepted"}`; `permanently_remove=true` with the exact `full_path` removes a marked project at once.
  */
 export const projectDeletionRoutes: RouteDef[] = [
   route({
