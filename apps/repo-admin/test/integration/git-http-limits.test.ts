@@ -1,18 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createPool, type Pool } from '@glp/db';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ANONYMOUS, createLogger, GIT_GRANT_ID_HEADER, signActor, type Actor } from '@glp/service-kit';
+import { ANONYMOUS, createLogger, type Actor } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import { BareRepository } from '../../src/disk/bare-repository';
-import { gitRequestUrl, signedGitMethod } from '../../src/domain/git-http-rules';
+import { gitRequestUrl } from '../../src/domain/git-http-rules';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
 import { startGitOverHttp } from '../../src/http/git-over-http';
 import { migrateRepoAdmin } from '../../src/migrations';
+import { signedGitHeaders } from './git-grants';
 
 const SECRET = 'integration-test-actor-secret';
 const user = (id: number, username: string): Actor => ({ kind: 'user', id, username, admin: false, scopes: ['api'] });
@@ -34,12 +34,7 @@ describe('git over HTTP limits in repo-admin', () => {
   let head: string;
   const held: http.ClientRequest[] = [];
 
-  /** A grant as the gateway makes it: signed for the method, the URL and a fresh grant id (each grant serves once). */
-  const signed = (method: string, url: string, as: Actor) => {
-    const grantId = randomUUID();
-    const { payload, signature } = signActor(as, SECRET, signedGitMethod(method, url, grantId));
-    return { [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
-  };
+  const signed = (method: string, url: string, as: Actor) => signedGitHeaders(SECRET, method, url, as);
   /** The ref advertisement (a short git upload-pack) as `as`: its status, body and Retry-After. */
   const advertise = async (as: Actor, headers: Record<string, string> = {}) => {
     const url = gitRequestUrl(1, 'git-upload-pack', true);

@@ -8,7 +8,6 @@ import { gzipSync } from 'node:zlib';
 import { createPool, type Pool } from '@glp/db';
 import { decodeEnvelope, EventTypes, unpackPayload, type PayloadType } from '@glp/events';
 import { identityV1 } from '@glp/proto';
-import { randomUUID } from 'node:crypto';
 import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, DomainError, GIT_GRANT_ID_HEADER, signActor, systemActor, type Actor } from '@glp/service-kit';
 import { dropSchemas, infraFromEnv, uniqueName } from '@glp/testing';
 import type { RepoAdminDeps } from '../../src/app/deps';
@@ -20,6 +19,7 @@ import { gitRequestUrl, signedGitMethod } from '../../src/domain/git-http-rules'
 import { parsePktLines } from '../../src/domain/pkt-line';
 import { startGitOverHttp } from '../../src/http/git-over-http';
 import { migrateRepoAdmin } from '../../src/migrations';
+import { signedGitHeaders } from './git-grants';
 
 const run = promisify(execFile);
 const SECRET = 'integration-test-actor-secret';
@@ -66,11 +66,7 @@ describe('git over HTTP in repo-admin', () => {
   };
   const repoDir = (id: number) => path.join(root, hashedDiskPath(id));
   const remote = (id: number) => `${proxyUrl}/projects/${id}.git`;
-  const signed = (method: string, url: string, as: Actor = alice) => {
-    const grantId = randomUUID();
-    const { payload, signature } = signActor(as, SECRET, signedGitMethod(method, url, grantId));
-    return { [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
-  };
+  const signed = (method: string, url: string, as: Actor = alice) => signedGitHeaders(SECRET, method, url, as);
 
   beforeAll(async () => {
     const { databaseUrl } = infraFromEnv();

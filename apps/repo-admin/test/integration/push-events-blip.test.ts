@@ -1,20 +1,18 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createPool, type Pool } from '@glp/db';
 import { decodeEnvelope, EventTypes, unpackPayload } from '@glp/events';
 import { identityV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, createLogger, GIT_GRANT_ID_HEADER, signActor, type Actor } from '@glp/service-kit';
+import { createLogger, type Actor } from '@glp/service-kit';
 import { dropSchemas, eventually, infraFromEnv, TcpProxy, uniqueName } from '@glp/testing';
 import { BareRepository } from '../../src/disk/bare-repository';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
-import { signedGitMethod } from '../../src/domain/git-http-rules';
 import { startGitOverHttp } from '../../src/http/git-over-http';
 import { migrateRepoAdmin } from '../../src/migrations';
+import { startGrantingProxy } from './git-grants';
 
 const run = promisify(execFile);
 const SECRET = 'integration-test-actor-secret';
@@ -39,7 +37,7 @@ describe('push events through a database blip', () => {
   /** The test's own view of the schema, never cut. */
   let direct: Pool;
   let server: Awaited<ReturnType<typeof startGitOverHttp>> | undefined;
-  let proxy: http.Server;
+  let proxy: Awaited<ReturnType<typeof startGrantingProxy>>;
   let proxyUrl = '';
   const identity = {
     getUser: jest.fn(async () => ({ user: identityV1.User.fromPartial({ id: 7, username: 'alice', name: 'Alice' }), view: 'admin' })),
@@ -63,22 +61,9 @@ describe('push events through a database blip', () => {
     pool = createPool({ url: db.url(databaseUrl), schema, max: 4 });
     direct = createPool({ url: databaseUrl, schema, max: 2 });
     await startServer();
-    // The gateway's part: sign each request for the current server.
-    proxy = http.createServer((req, res) => {
-      const grantId = randomUUID();
-      const { payload, signature } = signActor(alice, SECRET, signedGitMethod(req.method!, req.url!, grantId));
-      const headers = { ...req.headers, [ACTOR_HEADER]: payload, [ACTOR_SIGNATURE_HEADER]: signature, [GIT_GRANT_ID_HEADER]: grantId };
-      const up = http.request(
-        { host: '127.0.0.1', port: server!.port, method: req.method, path: req.url, headers },
-        (r) => {
-          res.writeHead(r.statusCode!, r.headers);
-          r.pipe(res);
-        },
-      );
-      req.pipe(up);
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    // The gateway's part: grant each request for the current server.
+    proxy = await startGrantingProxy(SECRET, alice, () => server!.port);
+    proxyUrl = proxy.url;
 
     const repo = new BareRepository({ gitBin: 'git', timeoutMs: 30_000 }, path.join(root, hashedDiskPath(1)));
     await repo.init('main');
