@@ -12,3 +12,5 @@ export * from './secret-registry';
 export * from './service-events';
 export * from './tcp-proxy';
 export * from './project-removal';
+export * from './http-client';
+export * from './git-cli';

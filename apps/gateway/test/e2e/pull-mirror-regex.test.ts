@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eventually, serveDirectory, startStack, type RunningStack } from '@glp/testing';
+import { eventually, rootApi, serveDirectory, startStack, type RunningStack } from '@glp/testing';
 
 const ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Up', GIT_AUTHOR_EMAIL: 'up@e', GIT_COMMITTER_NAME: 'Up', GIT_COMMITTER_EMAIL: 'up@e' };
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: ENV }).trim();
@@ -23,13 +23,7 @@ describe('pull mirror branch regex from users', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'glp-mirror-regex-'));
   const work = path.join(root, 'work');
   const upstream = path.join(root, 'upstream.git');
-  const api = (p: string, init: RequestInit = {}) =>
-    fetch(`${stack.apiUrl}${p}`, { ...init, headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json', ...init.headers } });
-  const expectJson = async (res: Response, status: number) => {
-    const text = await res.text();
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const { api, expectJson } = rootApi(() => stack);
 
   beforeAll(async () => {
     execFileSync('git', ['init', '-q', '--bare', '-b', 'main', upstream], { env: ENV });

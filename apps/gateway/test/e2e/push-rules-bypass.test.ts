@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { startStack, type RunningStack } from '@glp/testing';
+import { gitCli, rootApi, startStack, type RunningStack } from '@glp/testing';
 
-const run = promisify(execFile);
 const ROOT_EMAIL = 'admin@example.com';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -17,29 +14,8 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 describe('push rules that cannot be walked around', () => {
   let stack: RunningStack;
   const work = mkdtempSync(path.join(os.tmpdir(), 'glp-e2e-push-bypass-'));
-  const gitEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: work, GIT_ASKPASS: '', SSH_ASKPASS: '' };
-
-  const api = (p: string, init: RequestInit = {}) =>
-    fetch(`${stack.apiUrl}${p}`, { ...init, headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json', ...init.headers } });
-  const expectJson = async (res: Response, status: number) => {
-    const text = await res.text();
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-  const git = async (cwd: string, ...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run('git', args, { cwd, env: gitEnv });
-      return { code: 0, stdout: stdout.trim(), stderr };
-    } catch (e) {
-      const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-    }
-  };
-  const mustGit = async (cwd: string, ...args: string[]) => {
-    const r = await git(cwd, ...args);
-    if (r.code !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  };
+  const { api, expectJson } = rootApi(() => stack);
+  const { git, mustGit } = gitCli(work);
 
   /** A project with `main` pushed and a push rule, and a local clone committing as root. */
   async function project(name: string, rule: Record<string, unknown>) {
