@@ -54,6 +54,39 @@ describe('TokenAuthenticator', () => {
     expect([...store.values()][0]).not.toContain('glpat-secret-value');
   });
 
+  it('renews a shared entry in its last third while identity answers, and serves it meanwhile even if identity is down', async () => {
+    const t0 = Date.now();
+    let now = t0;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const id = identity(identityV1.TokenStatus.TOKEN_STATUS_ACTIVE);
+      const { redis, store } = fakeRedis();
+      const auth = make(id, redis);
+      await auth.authenticate('glpat-renewed');
+      const [key] = [...store.keys()];
+      const writtenAt = () => JSON.parse(store.get(key!)!).at as number;
+      // Young entry: served from Redis, identity not asked.
+      now = t0 + 5_000;
+      await auth.authenticate('glpat-renewed');
+      expect(id.authenticateToken).toHaveBeenCalledTimes(1);
+      // In its last third: served at once, and renewed in the background (one renewal for concurrent look-ups).
+      now = t0 + 25_000;
+      await Promise.all([auth.authenticate('glpat-renewed'), auth.authenticate('glpat-renewed')]);
+      await sleep(10);
+      expect(id.authenticateToken).toHaveBeenCalledTimes(2);
+      expect(writtenAt()).toBe(t0 + 25_000);
+      // identity down when the renewed entry ages again: still served from Redis; the failed renewal changes nothing.
+      now = t0 + 50_000;
+      id.authenticateToken.mockRejectedValueOnce(new Error('UNAVAILABLE'));
+      expect(await auth.authenticate('glpat-renewed')).toMatchObject({ ok: true, actor: { username: 'root' } });
+      await sleep(10);
+      expect(id.authenticateToken).toHaveBeenCalledTimes(3);
+      expect(writtenAt()).toBe(t0 + 25_000);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('does not share unusable tokens through Redis, and reports why they fail', async () => {
     for (const [status, reason] of [
       [identityV1.TokenStatus.TOKEN_STATUS_NOT_FOUND, 'not_found'],

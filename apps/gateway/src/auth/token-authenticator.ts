@@ -58,6 +58,8 @@ export interface TokenAuthenticatorOptions {
 export class TokenAuthenticator {
   private readonly local: LRUCache<string, Cached> | undefined;
   private readonly inFlight = new Map<string, Promise<Cached>>();
+  /** Digests whose shared entry is being renewed (refreshAhead), one renewal each at a time. */
+  private readonly refreshing = new Set<string>();
   /** When Redis last became ready (ms since epoch): older entries are ignored. */
   private redisReadyAt = Date.now();
   /** Digests invalidated recently, and when: a look-up started before that is not cached. */
@@ -102,6 +104,7 @@ export class TokenAuthenticator {
     const started = Date.now();
     const read = await this.readRedis(key);
     let cached = read.cached;
+    if (cached && read.writtenAt !== undefined && read.generation !== undefined) this.refreshAhead(token, key, read.writtenAt, read.generation);
     if (!cached) {
       cached = await this.ask(token);
       if ((this.invalidatedAt.get(key) ?? 0) >= started) return cached; // invalidated meanwhile: answer, do not keep
@@ -115,6 +118,25 @@ export class TokenAuthenticator {
     const ttl = cached.status === ACTIVE ? this.opts.localTtlMs : this.opts.negativeTtlMs;
     if (ttl > 0) this.local?.set(key, cached, { ttl });
     return cached;
+  }
+
+  /**
+   * Renews a shared entry in its last third, in the background, while identity answers: the entry then never lapses
+   * under steady use, so an identity outage shorter than that third does not turn signed-in requests away. The renewal
+   * goes through the same generation check as any write: a token changed meanwhile is not written back.
+   */
+  private refreshAhead(token: string, key: string, writtenAt: number, generation: string): void {
+    const ttlMs = this.opts.redisTtlSeconds * 1000;
+    if (Date.now() - writtenAt < (ttlMs * 2) / 3 || this.refreshing.has(key)) return;
+    this.refreshing.add(key);
+    const started = Date.now();
+    this.ask(token)
+      .then(async (fresh) => {
+        if (fresh.status !== ACTIVE || (this.invalidatedAt.get(key) ?? 0) >= started) return;
+        await this.writeRedis(key, fresh, generation);
+      })
+      .catch((err: unknown) => this.opts.logger.debug({ err }, 'auth cache renewal failed'))
+      .finally(() => this.refreshing.delete(key));
   }
 
   private async ask(token: string): Promise<Cached> {
@@ -131,7 +153,7 @@ export class TokenAuthenticator {
    * The token's entry (if usable) and its generation ('' for none), in one round trip; `generation` undefined when Redis
    * was not read (then nothing is written back either).
    */
-  private async readRedis(digest: string): Promise<{ cached?: Cached; generation?: string }> {
+  private async readRedis(digest: string): Promise<{ cached?: Cached; generation?: string; writtenAt?: number }> {
     const redis = this.redisUsable();
     if (!redis) return {};
     try {
@@ -141,6 +163,7 @@ export class TokenAuthenticator {
       if ((parsed.at ?? 0) < this.redisReadyAt) return { generation: generation ?? '' };
       return {
         generation: generation ?? '',
+        writtenAt: parsed.at,
         cached: {
           status: parsed.status, scopes: parsed.scopes, tokenId: parsed.tokenId ?? 0, user: parsed.user ? identityV1.User.fromJSON(parsed.user) : undefined,
         },
