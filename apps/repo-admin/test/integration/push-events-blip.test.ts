@@ -1,26 +1,14 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createPool, type Pool } from '@glp/db';
 import { decodeEnvelope, EventTypes, unpackPayload } from '@glp/events';
-import { identityV1 } from '@glp/proto';
-import { createLogger, type Actor } from '@glp/service-kit';
+import { createLogger } from '@glp/service-kit';
 import { dropSchemas, eventually, infraFromEnv, TcpProxy, uniqueName } from '@glp/testing';
-import { BareRepository } from '../../src/disk/bare-repository';
 import { hashedDiskPath } from '../../src/domain/hashed-storage';
-import { startGitOverHttp } from '../../src/http/git-over-http';
 import { migrateRepoAdmin } from '../../src/migrations';
 import { startGrantingProxy } from './git-grants';
-
-const run = promisify(execFile);
-const SECRET = 'integration-test-actor-secret';
-const alice: Actor = { kind: 'user', id: 7, username: 'alice', admin: false, scopes: ['api'] };
-const gitEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', ['-C', dir, '-c', 'user.name=Alice', '-c', 'user.email=alice@example.com', ...args], { encoding: 'utf8', env: gitEnv }).trim();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { alice, gitEnv, localGit as git, PUSH_SECRET, run, seedAndClone, sleep, startPushListener } from './push-fixture';
 
 /**
  * A push whose refs moved while repo-admin's PostgreSQL was unreachable for a couple of seconds: the push succeeds and
@@ -36,16 +24,11 @@ describe('push events through a database blip', () => {
   let pool: Pool;
   /** The test's own view of the schema, never cut. */
   let direct: Pool;
-  let server: Awaited<ReturnType<typeof startGitOverHttp>> | undefined;
+  let server: Awaited<ReturnType<typeof startPushListener>> | undefined;
   let proxy: Awaited<ReturnType<typeof startGrantingProxy>>;
   let proxyUrl = '';
-  const identity = {
-    getUser: jest.fn(async () => ({ user: identityV1.User.fromPartial({ id: 7, username: 'alice', name: 'Alice' }), view: 'admin' })),
-  };
-
   const startServer = async () => {
-    const deps = { pool, identity, topic: 'test.repo_admin', git: { gitBin: 'git', timeoutMs: 30_000 }, storageRoot: root, storage: 'default', logger };
-    server = await startGitOverHttp(deps, { host: '127.0.0.1', port: 0, actorSecret: SECRET, logger });
+    server = await startPushListener(pool, root, logger);
   };
   const pushesOf = async (sha: string) => {
     const { rows } = await direct.query<{ payload: Buffer }>('SELECT payload FROM outbox WHERE event_type = $1 ORDER BY id', [EventTypes.Push.typeName]);
@@ -62,13 +45,10 @@ describe('push events through a database blip', () => {
     direct = createPool({ url: databaseUrl, schema, max: 2 });
     await startServer();
     // The gateway's part: grant each request for the current server.
-    proxy = await startGrantingProxy(SECRET, alice, () => server!.port);
+    proxy = await startGrantingProxy(PUSH_SECRET, alice, () => server!.port);
     proxyUrl = proxy.url;
 
-    const repo = new BareRepository({ gitBin: 'git', timeoutMs: 30_000 }, path.join(root, hashedDiskPath(1)));
-    await repo.init('main');
-    await repo.commitFile('main', 'README.md', '# one\n', 'Initial commit', { name: 'Admin', email: 'admin@example.com' });
-    await run('git', ['clone', '-q', `${proxyUrl}/projects/1.git`, path.join(work, 'clone')], { env: gitEnv });
+    await seedAndClone(root, proxyUrl, path.join(work, 'clone'));
   });
   afterAll(async () => {
     db?.restore();
