@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { EventTypes, unpackPayload, type PayloadType } from '@glp/events';
-import { eventually, readServiceEvents, startStack, type RunningStack, type ServiceEvents } from '@glp/testing';
+import { eventually, gitCli, readServiceEvents, startStack, type RunningStack, type ServiceEvents } from '@glp/testing';
 
-const run = promisify(execFile);
 const ZERO = '0'.repeat(40);
 const ACCESS_DENIED =
   "HTTP Basic: Access denied. If a password was provided for Git authentication, the password was incorrect or you're required to use a token " +
@@ -25,7 +22,6 @@ describe('git over HTTP through the gateway', () => {
   const tokens: Record<string, string> = {};
   const ids: Record<string, number> = {};
   const projects: Record<string, { id: number; path_with_namespace: string }> = {};
-  const gitEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: work, GIT_ASKPASS: '', SSH_ASKPASS: '' };
   const who = ['-c', 'user.name=Dev Eloper', '-c', 'user.email=dev@example.com'];
 
   const api = (p: string, init: RequestInit & { token?: string } = {}) =>
@@ -45,20 +41,7 @@ describe('git over HTTP through the gateway', () => {
     return u.toString();
   };
   const basic = (token: string, user = 'anything') => `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}`;
-  const git = async (cwd: string, ...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run('git', args, { cwd, env: gitEnv });
-      return { code: 0, stdout: stdout.trim(), stderr };
-    } catch (e) {
-      const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-    }
-  };
-  const mustGit = async (cwd: string, ...args: string[]) => {
-    const r = await git(cwd, ...args);
-    if (r.code !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  };
+  const { git, mustGit } = gitCli(work);
   const eventsOf = <T>(type: PayloadType<T>) => events!.seen.filter((e) => e.eventType === type.typeName).map((e) => unpackPayload(e, type));
 
   beforeAll(async () => {

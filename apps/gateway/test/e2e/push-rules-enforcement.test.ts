@@ -1,11 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { startStack, type RunningStack } from '@glp/testing';
+import { gitCli, rootApi, startStack, type RunningStack } from '@glp/testing';
 
-const run = promisify(execFile);
 
 /** Root's e-mail in the stack (identity's GITLAB_ROOT_EMAIL default): a user's own, verified e-mail. */
 const ROOT_EMAIL = 'admin@example.com';
@@ -19,30 +17,10 @@ const ROOT_EMAIL = 'admin@example.com';
 describe('push rules on git push', () => {
   let stack: RunningStack;
   const work = mkdtempSync(path.join(os.tmpdir(), 'glp-e2e-push-rules-'));
-  const gitEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: work, GIT_ASKPASS: '', SSH_ASKPASS: '' };
   let n = 0;
 
-  const api = (p: string, init: RequestInit = {}) =>
-    fetch(`${stack.apiUrl}${p}`, { ...init, headers: { 'PRIVATE-TOKEN': stack.rootToken, 'Content-Type': 'application/json', ...init.headers } });
-  const expectJson = async (res: Response, status: number) => {
-    const text = await res.text();
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-  const git = async (cwd: string, ...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run('git', args, { cwd, env: gitEnv, maxBuffer: 64 * 1024 * 1024 });
-      return { code: 0, stdout: stdout.trim(), stderr };
-    } catch (e) {
-      const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-    }
-  };
-  const mustGit = async (cwd: string, ...args: string[]) => {
-    const r = await git(cwd, ...args);
-    if (r.code !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-    return r.stdout;
-  };
+  const { api, expectJson } = rootApi(() => stack);
+  const { env: gitEnv, git, mustGit } = gitCli(work);
 
   /** A project with `main` pushed (no rule yet), and a local clone of it that commits as `as`. */
   async function project(name: string) {
