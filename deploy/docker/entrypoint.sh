@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs one service of the image: SERVICE=<name> chooses apps/<name>/dist/main.js.
 #   ROLE=serve (default)   the service
-#   ROLE=migrate           that service's migrations, then exit (also: the argument `migrate`)
+#   ROLE=migrate           that service's regular migrations, then exit (also: the argument `migrate`); before a rollout
+#   ROLE=migrate-post      its regular and post-deployment migrations (migrations/post/), then exit; after a rollout
 # The gateway has no database: its migrate role is a no-op.
 set -eu
 role=${ROLE:-serve}
@@ -23,8 +24,9 @@ case "$role" in
     case "$SERVICE" in gateway|projects) hot_path=--max-semi-space-size=4 ;; esac
     # shellcheck disable=SC2086 # empty for the other services: no argument at all
     exec node --no-memory-reducer $hot_path "$main" "$@" ;;
-  migrate)
+  migrate|migrate-post)
     if [ "$SERVICE" = gateway ]; then echo "entrypoint: gateway has no migrations"; exit 0; fi
+    if [ "$role" = migrate-post ]; then exec node "$main" migrate --post; fi
     exec node "$main" migrate ;;
-  *) echo "entrypoint: ROLE must be serve or migrate (got '$role')" >&2; exit 64 ;;
+  *) echo "entrypoint: ROLE must be serve, migrate or migrate-post (got '$role')" >&2; exit 64 ;;
 esac

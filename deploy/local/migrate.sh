@@ -8,5 +8,5 @@ if [ -z "${DATABASE_URL:-}" ]; then
 fi
 for app in identity projects access-requests repo-admin hooks webhook-dispatcher push-rules; do
   [ -f "apps/$app/dist/main.js" ] || { echo "apps/$app is not built: npm run build" >&2; exit 1; }
-  node "apps/$app/dist/main.js" migrate
+  node "apps/$app/dist/main.js" migrate --post
 done

@@ -21,6 +21,9 @@ export NODE_ENV=${NODE_ENV:-development}
 # The gateway echoes INSTANCE_ID on /-/readiness: "ready" below means OUR gateway answers, not any process on the port.
 export INSTANCE_ID=${INSTANCE_ID:-start-$$-$RANDOM}
 export DATA_DIR=${DATA_DIR:-$ROOT/.data}
+# One node, every service restarted together: nothing of an older release still runs, so each service applies its
+# post-deployment migrations (migrations/post/) at start-up too. A cluster runs them after its rollout instead.
+export MIGRATE_POST_DEPLOYMENT=${MIGRATE_POST_DEPLOYMENT:-true}
 export PORT=${PORT:-8080}
 export IDENTITY_GRPC_ADDR=${IDENTITY_GRPC_ADDR:-127.0.0.1:50051} PROJECTS_GRPC_ADDR=${PROJECTS_GRPC_ADDR:-127.0.0.1:50052}
 export ACCESS_REQUESTS_GRPC_ADDR=${ACCESS_REQUESTS_GRPC_ADDR:-127.0.0.1:50053} REPO_ADMIN_GRPC_ADDR=${REPO_ADMIN_GRPC_ADDR:-127.0.0.1:50054}

@@ -1,4 +1,4 @@
-import { createPool } from '@glp/db';
+import { createPool, migrationPhase } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { accessRequestsV1, identityV1, projectsV1 } from '@glp/proto';
 import {
@@ -13,7 +13,7 @@ import { migrateAccessRequests } from './migrations';
 async function main(): Promise<void> {
   const config = loadAccessRequestsConfig();
   const logger = createLogger('access-requests', config.LOG_LEVEL);
-  const applied = await migrateAccessRequests(config.DATABASE_URL, config.DB_SCHEMA);
+  const applied = await migrateAccessRequests(config.DATABASE_URL, config.DB_SCHEMA, { phase: migrationPhase(process.argv, config) });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if (process.argv[2] === 'migrate') return;
 

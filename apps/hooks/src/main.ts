@@ -1,4 +1,4 @@
-import { createPool } from '@glp/db';
+import { createPool, migrationPhase } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { hooksV1, identityV1, projectsV1, webhookDispatcherV1 } from '@glp/proto';
 import { SecretBox } from '@glp/secret-box';
@@ -14,7 +14,7 @@ import { migrateHooks } from './migrations';
 async function main(): Promise<void> {
   const config = loadHooksConfig();
   const logger = createLogger('hooks', config.LOG_LEVEL);
-  const applied = await migrateHooks(config.DATABASE_URL, config.DB_SCHEMA);
+  const applied = await migrateHooks(config.DATABASE_URL, config.DB_SCHEMA, { phase: migrationPhase(process.argv, config) });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if (process.argv[2] === 'migrate') return;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 import { kafkaTopicEnv } from '@glp/events';
 import {
@@ -7,6 +8,7 @@ import {
 
 export const identityEnv = z.object({
   ...commonServiceEnv,
+  ...migrationEnv,
   /** Prometheus GET /metrics (0 = off). */
   METRICS_PORT: env.port(9101),
   DATABASE_URL: env.url(),

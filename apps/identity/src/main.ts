@@ -1,4 +1,4 @@
-import { createPool } from '@glp/db';
+import { createPool, migrationPhase } from '@glp/db';
 import { OutboxRelay, topicFor } from '@glp/events';
 import { identityV1 } from '@glp/proto';
 import {
@@ -16,7 +16,7 @@ import { migrateIdentity } from './migrations';
 async function main(): Promise<void> {
   const config = loadIdentityConfig();
   const logger = createLogger('identity', config.LOG_LEVEL);
-  const applied = await migrateIdentity(config.DATABASE_URL, config.DB_SCHEMA);
+  const applied = await migrateIdentity(config.DATABASE_URL, config.DB_SCHEMA, { phase: migrationPhase(process.argv, config) });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if (process.argv[2] === 'migrate') return;
 

@@ -1,13 +1,8 @@
 import path from 'node:path';
-import { runMigrations } from '@glp/db';
+import { runServiceMigrations, type MigrationPhase } from '@glp/db';
 import { eventsMigrationSet } from '@glp/events';
 
-/** The identity schema: its own tables, then the outbox tables of libs/events. */
-export function migrateIdentity(url: string, schema: string, log?: (m: string) => void): Promise<string[]> {
-  return runMigrations({
-    url,
-    schema,
-    sets: [{ dir: path.resolve(__dirname, '../migrations'), table: 'pgmigrations' }, eventsMigrationSet()],
-    log,
-  });
+/** The identity schema: its own tables, then the outbox tables of libs/events. Phase `all` (the default) adds the post-deployment ones. */
+export function migrateIdentity(url: string, schema: string, opts: { phase?: MigrationPhase; log?: (m: string) => void } = {}): Promise<string[]> {
+  return runServiceMigrations({ url, schema, dir: path.resolve(__dirname, '../migrations'), shared: [eventsMigrationSet()], ...opts });
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
 
 export const projectsEnv = z.object({
   ...commonServiceEnv,
+  ...migrationEnv,
   /** Prometheus GET /metrics (0 = off). */
   METRICS_PORT: env.port(9102),
   DATABASE_URL: env.url(),

@@ -1,4 +1,4 @@
-import { createPool } from '@glp/db';
+import { createPool, migrationPhase } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1 } from '@glp/proto';
 import {
@@ -23,7 +23,7 @@ import { migrateProjects } from './migrations';
 async function main(): Promise<void> {
   const config = loadProjectsConfig();
   const logger = createLogger('projects', config.LOG_LEVEL);
-  const applied = await migrateProjects(config.DATABASE_URL, config.DB_SCHEMA);
+  const applied = await migrateProjects(config.DATABASE_URL, config.DB_SCHEMA, { phase: migrationPhase(process.argv, config) });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if (process.argv[2] === 'migrate') return;
 

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
 import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
 
 export const repoAdminEnv = z.object({
   ...commonServiceEnv,
+  ...migrationEnv,
   /** Prometheus GET /metrics (0 = off). */
   METRICS_PORT: env.port(9104),
   DATABASE_URL: env.url(),

@@ -1,4 +1,4 @@
-import { createPool } from '@glp/db';
+import { createPool, migrationPhase } from '@glp/db';
 import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1, projectsV1, pushRulesV1, repoAdminV1 } from '@glp/proto';
 import {
@@ -19,7 +19,7 @@ import { listenForJobs } from './store/job-notifications';
 async function main(): Promise<void> {
   const config = loadRepoAdminConfig();
   const logger = createLogger('repo-admin', config.LOG_LEVEL);
-  const applied = await migrateRepoAdmin(config.DATABASE_URL, config.DB_SCHEMA);
+  const applied = await migrateRepoAdmin(config.DATABASE_URL, config.DB_SCHEMA, { phase: migrationPhase(process.argv, config) });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if (process.argv[2] === 'migrate') return;
 

@@ -1,4 +1,4 @@
-import { createPool } from '@glp/db';
+import { createPool, migrationPhase } from '@glp/db';
 import { EventConsumer, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
 import { hooksV1, identityV1, projectsV1, repoAdminV1, webhookDispatcherV1 } from '@glp/proto';
 import {
@@ -20,7 +20,7 @@ import { countOpenDeliveries, deliveriesChannel } from './store/deliveries-store
 async function main(): Promise<void> {
   const config = loadWebhookDispatcherConfig();
   const logger = createLogger('webhook-dispatcher', config.LOG_LEVEL);
-  const applied = await migrateWebhookDispatcher(config.DATABASE_URL, config.DB_SCHEMA);
+  const applied = await migrateWebhookDispatcher(config.DATABASE_URL, config.DB_SCHEMA, { phase: migrationPhase(process.argv, config) });
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if (process.argv[2] === 'migrate') return;
 

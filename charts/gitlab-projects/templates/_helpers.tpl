@@ -231,6 +231,11 @@ before the release's objects do): post-install, after a wait for the database (g
 {{- if .Values.postgresql.enabled }}post-install,pre-upgrade{{ else }}pre-install,pre-upgrade{{ end -}}
 {{- end -}}
 
+{{/* When the migrations Secret (a hook copy of what both Jobs need) is created: before each of them. */}}
+{{- define "glp.migrationSecretHooks" -}}
+{{ include "glp.migrationHooks" . }},post-upgrade{{ if not .Values.postgresql.enabled }},post-install{{ end }}
+{{- end -}}
+
 {{/*
 An init container of the migrations Job that waits until the in-release PostgreSQL answers a query (a fresh
 StatefulSet needs its volume, image and initdb first); the Job's activeDeadlineSeconds bounds the wait.
@@ -323,18 +328,17 @@ GITLAB_ROOT_PASSWORD: {{ . | quote }}
 {{- end }}
 {{- end -}}
 
-{{/* One migration step of the migrations Job: (dict "root" $ "step" (dict name service schema storage) "secretName" s). */}}
+{{/* One migration step of a migrations Job: (dict "root" $ "step" (dict name service schema storage) "secretName" s "role" migrate|migrate-post). */}}
 {{- define "glp.migrationContainer" -}}
 {{- $r := .root -}}
 - name: {{ .step.name }}
   image: {{ include "glp.image" $r }}
   imagePullPolicy: {{ $r.Values.image.pullPolicy }}
-  args: [migrate]
   securityContext:
     {{- toYaml $r.Values.securityContext | nindent 4 }}
   env:
     - {name: SERVICE, value: {{ .step.service }}}
-    - {name: ROLE, value: migrate}
+    - {name: ROLE, value: {{ .role }}}
     - {name: NODE_ENV, value: production}
     - {name: LOG_LEVEL, value: {{ $r.Values.logLevel | quote }}}
     - {name: KAFKA_TOPIC_PREFIX, value: {{ $r.Values.kafka.topicPrefix | quote }}}

@@ -138,20 +138,35 @@ describe.each(CASES)('chart with $name', (c) => {
     for (const name of storages) expect(JSON.stringify(sets.map((s) => [s.metadata.name, podSpec(s).containers]))).toContain(name);
   });
 
-  // Before any rollout; with the in-release PostgreSQL the install hook is post-install (the database does not exist
-  // before the release's objects do), after an init container that waits for it. Its hook Secret goes with it.
-  test('the migrations Job runs as a pre-install (post-install with the in-release PostgreSQL),pre-upgrade hook', () => {
+  // Regular migrations before any rollout; with the in-release PostgreSQL the install hook is post-install (the database
+  // does not exist before the release's objects do), after an init container that waits for it. Post-deployment
+  // migrations after the rollout (ROLE=migrate-post), after the regular ones at install. Their hook Secret is there
+  // for each.
+  test('the migrations Job runs as a pre-install (post-install with the in-release PostgreSQL),pre-upgrade hook, the post-migrations Job after the rollout', () => {
     const { objs } = render(c);
     const bundled = readValues(c.valuesFile).postgresql?.enabled === true;
     const hooksOf = (o: Obj) => (o.metadata.annotations?.['helm.sh/hook'] ?? '').split(',').map((s: string) => s.trim()).sort();
+    const weightOf = (o: Obj) => Number(o.metadata.annotations?.['helm.sh/hook-weight']);
     const jobs = ofKind(objs, 'Job').filter((j) => /migrat/.test(j.metadata.name));
-    expect(jobs.length).toBeGreaterThan(0);
+    const regular = jobs.find((j) => /-migrations$/.test(j.metadata.name) && !/post-migrations$/.test(j.metadata.name))!;
+    const post = jobs.find((j) => /-post-migrations$/.test(j.metadata.name))!;
+    expect(jobs).toHaveLength(2);
+    expect(hooksOf(regular)).toEqual(bundled ? ['post-install', 'pre-upgrade'] : ['pre-install', 'pre-upgrade']);
+    expect(hooksOf(post)).toEqual(['post-install', 'post-upgrade']);
+    expect(weightOf(post)).toBeGreaterThan(weightOf(regular)); // at install (bundled), the regular ones first
+    const roles = (j: Obj) => [...(podSpec(j).initContainers ?? []), ...podSpec(j).containers]
+      .filter((x: any) => x.name !== 'wait-for-postgresql')
+      .map((x: any) => [x.args ?? [], x.env.find((e: any) => e.name === 'ROLE')?.value]);
+    expect(new Set(roles(regular).map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify([[], 'migrate'])]));
+    expect(new Set(roles(post).map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify([[], 'migrate-post'])]));
     for (const j of jobs) {
-      expect(hooksOf(j)).toEqual(bundled ? ['post-install', 'pre-upgrade'] : ['pre-install', 'pre-upgrade']);
       const inits = (podSpec(j).initContainers ?? []).map((x: any) => x.name);
       expect(inits[0] === 'wait-for-postgresql').toBe(bundled);
     }
-    for (const s of ofKind(objs, 'Secret').filter((x) => x.metadata.annotations?.['helm.sh/hook'])) expect(hooksOf(s)).toEqual(hooksOf(jobs[0]));
+    for (const s of ofKind(objs, 'Secret').filter((x) => x.metadata.annotations?.['helm.sh/hook'])) {
+      expect(hooksOf(s)).toEqual([...new Set([...hooksOf(regular), ...hooksOf(post)])].sort());
+      expect(weightOf(s)).toBeLessThan(weightOf(regular));
+    }
   });
 
   test('NetworkPolicies select the pods they protect; gRPC/git ingress only from the allowed callers, whose egress allows it', () => {

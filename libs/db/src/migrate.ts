@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { env } from '@glp/service-kit';
 import { Client } from 'pg';
 import { runner } from 'node-pg-migrate';
 import { assertIdentifier } from './pool';
@@ -54,4 +57,39 @@ async function runSets(opts: { url: string; sets: MigrationSet[]; log?: (msg: st
     });
     applied.push(...ran.map((m) => m.name));
   }
+}
+
+/**
+ * Which of a service's migrations a process applies. `regular`: the expand steps, applied before a release's pods start
+ * while the previous release still serves, so they never drop, rename or retype what it reads (checked by
+ * `libs/db/test/integration/expand-contract.test.ts`). `all`: the regular ones, then the post-deployment ones
+ * (`migrations/post/`), the contract steps, applied once no pod of the previous release is left.
+ */
+export type MigrationPhase = 'regular' | 'all';
+
+/** The configuration field that makes a serving process apply its post-deployment migrations at start-up (one node). */
+export const migrationEnv = {
+  /** `npm start` and test stacks: true; a cluster runs them from the post-upgrade hook (`migrate --post`) instead. */
+  MIGRATE_POST_DEPLOYMENT: env.bool(false),
+};
+
+/** The phase a process migrates: `main.js migrate --post` or MIGRATE_POST_DEPLOYMENT=true → all, otherwise regular. */
+export function migrationPhase(argv: readonly string[], config: { MIGRATE_POST_DEPLOYMENT: boolean }): MigrationPhase {
+  return argv.includes('--post') || config.MIGRATE_POST_DEPLOYMENT ? 'all' : 'regular';
+}
+
+/** Where a service's post-deployment migrations live, beside its regular ones. */
+export const postDeploymentDir = (migrationsDir: string) => path.join(migrationsDir, 'post');
+
+/**
+ * A service's schema: its own regular migrations (`<dir>/NNNN_*.sql`, table `pgmigrations`), the shared sets (libs/events'
+ * outbox), then, for phase `all`, its post-deployment ones (`<dir>/post/NNNN_*.sql`, table `pgmigrations_post`).
+ */
+export function runServiceMigrations(opts: {
+  url: string; schema: string; dir: string; shared: MigrationSet[]; phase?: MigrationPhase; log?: (msg: string) => void;
+}): Promise<string[]> {
+  const sets: MigrationSet[] = [{ dir: opts.dir, table: 'pgmigrations' }, ...opts.shared];
+  const post = postDeploymentDir(opts.dir);
+  if ((opts.phase ?? 'all') === 'all' && existsSync(post)) sets.push({ dir: post, table: 'pgmigrations_post' });
+  return runMigrations({ url: opts.url, schema: opts.schema, sets, log: opts.log });
 }

@@ -103,6 +103,8 @@ export async function startStack(
     REDIS_URL: infra.redisUrl,
     KAFKA_BROKERS: infra.kafkaBrokers.join(','),
     KAFKA_TOPIC_PREFIX: topicPrefix,
+    // One node, as npm start: every service applies its post-deployment migrations too.
+    MIGRATE_POST_DEPLOYMENT: 'true',
     LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
     // Allows the built-in ACTOR_SECRET (services refuse it outside development/test).
     NODE_ENV: process.env.NODE_ENV ?? 'test',
