@@ -10,6 +10,7 @@
 #
 # Env: PG_PORT (5432) REDIS_PORT (6379) KAFKA_PORT (9092) KAFKA_CONTROLLER_PORT (9093)
 #      INFRA_STATE_DIR (<repo>/.infra) KAFKA_START_TIMEOUT (seconds, 120)
+#      PG_DURABILITY (on): off only for a throwaway cluster of a test (fsync, full_page_writes, synchronous_commit off)
 #      PG_CLUSTER (main) KAFKA_LIB (<state dir>/kafka/lib): a second, private PostgreSQL cluster or Kafka broker
 #      (fault tests restart their own; libs/testing/src/private-infra.ts) with another state dir and ports.
 # Progress goes to stderr ("[infra] ..."); `up` and `env` print the connection variables on stdout.
@@ -34,8 +35,16 @@ PG_HBA=$PG_CONF_DIR/pg_hba.conf
 PG_LOCAL_CONF=$PG_CONF_DIR/conf.d/zz-local-infra.conf
 PG_MANAGED_MARK=$STATE_DIR/pg/managed
 APP_USER=app APP_PASS=app APP_DB=app
-# Local sandbox only: durability off, many connections. name=value, checked against pg_settings.
-PG_SETTINGS=(fsync=off synchronous_commit=off full_page_writes=off max_connections=400)
+# The tests' database (TEST_DATABASE_URL): commits there do not wait for their WAL flush (synchronous_commit off, a
+# per-database setting), a crash may lose its last commits but never corrupts the cluster. APP_DB, which `npm start`
+# keeps, is durable: PostgreSQL's safe defaults, stated so that a cluster an older version configured gets them back.
+APP_TEST_DB=app_test
+PG_DURABILITY=${PG_DURABILITY:-on}
+case "$PG_DURABILITY" in
+  on)  PG_SETTINGS=(fsync=on synchronous_commit=on full_page_writes=on max_connections=400) ;;
+  off) PG_SETTINGS=(fsync=off synchronous_commit=off full_page_writes=off max_connections=400) ;;
+  *) printf '[infra] ERROR: PG_DURABILITY must be on or off (got %s)\n' "$PG_DURABILITY" >&2; exit 1 ;;
+esac
 
 REDIS_DIR=$STATE_DIR/redis
 REDIS_PID=$REDIS_DIR/redis.pid
@@ -57,6 +66,7 @@ die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
 
 print_env() {
   echo "DATABASE_URL=postgres://$APP_USER:$APP_PASS@127.0.0.1:$PG_PORT/$APP_DB"
+  echo "TEST_DATABASE_URL=postgres://$APP_USER:$APP_PASS@127.0.0.1:$PG_PORT/$APP_TEST_DB"
   echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
   echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
 }
@@ -145,7 +155,7 @@ pg_configure() { # returns via globals: PG_CONF_CHANGED, PG_NEEDS_RESTART
   fi
   # Sandbox settings in conf.d (included by Debian's postgresql.conf; zz- sorts last).
   local want_conf s
-  want_conf="# managed by deploy/local/infra.sh — local dev/test sandbox only (no durability)"$'\n'
+  want_conf="# managed by deploy/local/infra.sh (PG_DURABILITY=$PG_DURABILITY)"$'\n'
   for s in "${PG_SETTINGS[@]}"; do want_conf+="${s%%=*} = ${s#*=}"$'\n'; done
   if [ "$(cat "$PG_LOCAL_CONF" 2>/dev/null)"$'\n' != "$want_conf" ]; then
     log "postgres: writing $PG_LOCAL_CONF (${PG_SETTINGS[*]})"
@@ -206,9 +216,17 @@ pg_start() {
     *) log "postgres: creating role $APP_USER"
        pg_psql -c "CREATE ROLE \"$APP_USER\" LOGIN SUPERUSER PASSWORD '$APP_PASS'" ;;
   esac
-  if [ "$(pg_psql -c "SELECT 1 FROM pg_database WHERE datname='$APP_DB'")" != 1 ]; then
-    log "postgres: creating database $APP_DB"
-    pg_psql -c "CREATE DATABASE \"$APP_DB\" OWNER \"$APP_USER\""
+  local db
+  for db in "$APP_DB" "$APP_TEST_DB"; do
+    if [ "$(pg_psql -c "SELECT 1 FROM pg_database WHERE datname='$db'")" != 1 ]; then
+      log "postgres: creating database $db"
+      pg_psql -c "CREATE DATABASE \"$db\" OWNER \"$APP_USER\""
+    fi
+  done
+  if [ "$(pg_psql -c "SELECT count(*) FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+        WHERE d.datname = '$APP_TEST_DB' AND s.setrole = 0 AND 'synchronous_commit=off' = ANY (s.setconfig)")" != 1 ]; then
+    log "postgres: $APP_TEST_DB commits without waiting for the WAL flush (synchronous_commit off)"
+    pg_psql -c "ALTER DATABASE \"$APP_TEST_DB\" SET synchronous_commit = off"
   fi
 }
 
@@ -287,12 +305,22 @@ kafka_java_opts() {
          -Djava.awt.headless=true -cp "$KAFKA_LIB/*")
 }
 
-kafka_render_config() {
+kafka_render_config() { # [file] (default: $KAFKA_PROPS)
+  local out=${1:-$KAFKA_PROPS}
   mkdir -p "$KAFKA_DATA" "$KAFKA_LOGS"
   sed -e "s#@LOG_DIRS@#$KAFKA_DATA#g" -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" \
       -e "s#@CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
-      "$KAFKA_CFG_DIR/server.properties.tmpl" >"$KAFKA_PROPS.tmp"
-  mv "$KAFKA_PROPS.tmp" "$KAFKA_PROPS"
+      "$KAFKA_CFG_DIR/server.properties.tmpl" >"$out.tmp"
+  mv "$out.tmp" "$out"
+}
+
+# Our broker runs with a configuration other than the template's (a checkout that changed it): restart it once.
+kafka_config_stale() {
+  live_pid "$KAFKA_PID" kafka.Kafka >/dev/null || return 1
+  [ -f "$KAFKA_PROPS" ] || return 1
+  kafka_render_config "$KAFKA_DIR/server.properties.want"
+  if cmp -s "$KAFKA_DIR/server.properties.want" "$KAFKA_PROPS"; then rm -f "$KAFKA_DIR/server.properties.want"; return 1; fi
+  rm -f "$KAFKA_DIR/server.properties.want"
 }
 
 # Format once; the cluster id lives next to data/ and must match data/meta.properties.
@@ -335,6 +363,10 @@ kafka_wait_ready() { # <pid>
 
 kafka_start() {
   local pid
+  if kafka_up && kafka_config_stale; then
+    log "kafka: deploy/kafka/server.properties.tmpl changed since the broker started; restarting it"
+    kafka_stop
+  fi
   if kafka_up; then log "kafka: already running on 127.0.0.1:$KAFKA_PORT"; return 0; fi
   if pid=$(live_pid "$KAFKA_PID" kafka.Kafka); then      # ours, still starting
     log "kafka: broker pid $pid is starting; waiting"

@@ -12,8 +12,10 @@ if [ ! -x node_modules/.bin/nx ]; then log "installing npm dependencies"; npm ci
 # Infrastructure: URLs from the environment win; otherwise the local processes, which the
 # Kafka-restart tests need (they stop and start the broker with infra.sh). Running jest directly
 # without URLs, libs/testing uses testcontainers when a Docker engine answers, else infra.sh.
+# Tests use the tests' database (TEST_DATABASE_URL), never the one `npm start` keeps.
 if [ -z "${DATABASE_URL:-}" ] || [ -z "${REDIS_URL:-}" ] || [ -z "${KAFKA_BROKERS:-}" ]; then
   while IFS='=' read -r key value; do
+    case $key in DATABASE_URL) continue ;; TEST_DATABASE_URL) key=DATABASE_URL ;; esac
     [ -n "$key" ] && [ -z "${!key:-}" ] && export "$key=$value"
   done < <(bash deploy/local/infra.sh up)
 fi

@@ -15,6 +15,9 @@ export interface InfraUrls {
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
+/** What the infrastructure is for: tests may trade durability for speed; benchmarks measure the durable setup. */
+export type InfraPurpose = 'tests' | 'benchmarks';
+
 interface Stoppable {
   stop(): Promise<unknown>;
 }
@@ -47,8 +50,12 @@ async function fromTestcontainers(): Promise<InfraUrls> {
   };
 }
 
-/** Runs `deploy/local/infra.sh up` (idempotent: a no-op when everything already answers) and parses its output. */
-export async function fromLocalProcesses(): Promise<InfraUrls> {
+/**
+ * Runs `deploy/local/infra.sh up` (idempotent: a no-op when everything already answers) and parses its output. Tests
+ * get the tests' database (commits not waiting for their WAL flush); benchmarks the durable one `npm start` uses, so
+ * that a write's figure includes its flush.
+ */
+export async function fromLocalProcesses(purpose: InfraPurpose = 'tests'): Promise<InfraUrls> {
   const script = path.join(REPO_ROOT, 'deploy/local/infra.sh');
   let stdout: string;
   try {
@@ -65,7 +72,7 @@ export async function fromLocalProcesses(): Promise<InfraUrls> {
       .map(([k, ...v]) => [k, v.join('=')]),
   );
   return {
-    databaseUrl: vars.DATABASE_URL,
+    databaseUrl: purpose === 'tests' ? vars.TEST_DATABASE_URL ?? vars.DATABASE_URL : vars.DATABASE_URL,
     redisUrl: vars.REDIS_URL,
     kafkaBrokers: String(vars.KAFKA_BROKERS).split(','),
     source: 'local-processes',
@@ -77,8 +84,8 @@ export async function fromLocalProcesses(): Promise<InfraUrls> {
  * URLs are set; from testcontainers when a Docker engine answers; otherwise
  * from local processes started by deploy/local/infra.sh.
  */
-export async function provideInfra(): Promise<InfraUrls> {
-  return fromEnv() ?? ((await dockerReachable()) ? fromTestcontainers() : fromLocalProcesses());
+export async function provideInfra(purpose: InfraPurpose = 'tests'): Promise<InfraUrls> {
+  return fromEnv() ?? ((await dockerReachable()) ? fromTestcontainers() : fromLocalProcesses(purpose));
 }
 
 export async function stopProvidedInfra(): Promise<void> {

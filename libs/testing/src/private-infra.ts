@@ -61,5 +61,6 @@ export async function startPrivateKafka(): Promise<PrivateInfra> {
 export async function startPrivatePostgres(cluster = 'glp_faults'): Promise<PrivateInfra> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'glp-pg-'));
   const port = await freePort();
-  return startPrivate('pg', dir, { INFRA_STATE_DIR: dir, PG_CLUSTER: cluster, PG_PORT: String(port) }, `postgres://app:app@127.0.0.1:${port}/app`);
+  // A throwaway cluster: durability off (PG_DURABILITY), as the tests' database trades it for speed.
+  return startPrivate('pg', dir, { INFRA_STATE_DIR: dir, PG_CLUSTER: cluster, PG_PORT: String(port), PG_DURABILITY: 'off' }, `postgres://app:app@127.0.0.1:${port}/app`);
 }

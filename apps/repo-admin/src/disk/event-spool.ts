@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDir } from './durable-fs';
 
 const SUFFIX = '.json';
 
@@ -34,7 +35,7 @@ export class EventSpool {
       await file.close();
     }
     await rename(tmp, path.join(this.dir, name));
-    await this.syncDir();
+    await syncDir(this.dir);
     return name;
   }
 
@@ -51,12 +52,4 @@ export class EventSpool {
     await rename(path.join(this.dir, name), path.join(this.dir, `${name}.bad`));
   }
 
-  private async syncDir(): Promise<void> {
-    const dir = await open(this.dir, 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  }
 }

@@ -20,8 +20,17 @@ export class GitError extends Error {
   }
 }
 
-/** The environment every git command gets: no prompts, no system or user configuration, no pager. */
+/**
+ * Git's durability for what a repository holds (`core.fsync`): objects, packs, refs and their derived metadata are
+ * fsynced before a command that wrote them ends, so a push acknowledged to its client outlives a machine crash. Git's
+ * default leaves loose objects and refs in the page cache. Passed in the environment so that every git process
+ * repo-admin starts (and the ones git starts in turn) has it, whatever the repository's own config says.
+ */
+const DURABILITY_CONFIG = "'core.fsync=committed,derived-metadata' 'core.fsyncmethod=fsync'";
+
+/** The environment every git command gets: no prompts, no system or user configuration, no pager, durable writes. */
 export const BASE_ENV: Record<string, string> = {
+  GIT_CONFIG_PARAMETERS: DURABILITY_CONFIG,
   GIT_TERMINAL_PROMPT: '0',
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',

@@ -4,6 +4,7 @@ import { mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promise
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UPLOADS_TMP_DIR } from '../domain/upload-rules';
+import { mkdirDurable, syncDir, syncFile } from './durable-fs';
 
 /** The bytes came beyond the limit: nothing was kept. */
 export class FileTooLarge extends Error {
@@ -46,6 +47,7 @@ export async function receiveToTemp(root: string, chunks: AsyncIterable<Buffer>,
   out.on('error', () => undefined); // a write still in flight when the transfer fails reports late: pipeline already has the cause
   try {
     await pipeline(limited(), out);
+    await syncFile(tmpPath); // the bytes are on disk before the file gets its name (placeFile)
     return { tmpPath, size };
   } catch (err) {
     await unlink(tmpPath).catch(ignoreMissing);
@@ -53,11 +55,12 @@ export async function receiveToTemp(root: string, chunks: AsyncIterable<Buffer>,
   }
 }
 
-/** Moves a received file to its place (relative to the root), creating its directory. */
+/** Moves a received file to its place (relative to the root), creating its directory; durable when it resolves. */
 export async function placeFile(root: string, tmpPath: string, relative: string): Promise<void> {
   const target = insideRoot(root, relative);
-  await mkdir(path.dirname(target), { recursive: true });
+  await mkdirDurable(path.dirname(target));
   await rename(tmpPath, target);
+  await syncDir(path.dirname(target));
 }
 
 /** Drops a temporary file (a failed upload). */

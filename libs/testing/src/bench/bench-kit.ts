@@ -11,9 +11,12 @@ export function latencySummary(samples: readonly number[], digits = 2): string {
   return `p50 ${percentile(s, 0.5).toFixed(digits)} ms  p90 ${percentile(s, 0.9).toFixed(digits)} ms  p99 ${percentile(s, 0.99).toFixed(digits)} ms`;
 }
 
-/** Infrastructure for a benchmark that boots its own stack: provided as the tests get it, and exported to the stack. */
+/**
+ * Infrastructure for a benchmark that boots its own stack, exported to the stack: the local processes' durable
+ * database (not the tests'), so that writes are measured with their WAL flush.
+ */
 export async function benchInfra(): Promise<Awaited<ReturnType<typeof provideInfra>>> {
-  const infra = await provideInfra();
+  const infra = await provideInfra('benchmarks');
   process.env.DATABASE_URL = infra.databaseUrl;
   process.env.REDIS_URL = infra.redisUrl;
   process.env.KAFKA_BROKERS = infra.kafkaBrokers.join(',');
