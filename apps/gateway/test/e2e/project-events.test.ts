@@ -135,6 +135,41 @@ describe('project events', () => {
     await expect(outsider.Events.all({ projectId: project.id })).rejects.toMatchObject({ cause: { response: { status: 404 } } });
   });
 
+  it('public project: anonymous readers; a fork’s creation, an approved access request and a bulk push are events too', async () => {
+    const pub = await expectJson(await api('/projects', { method: 'POST', body: JSON.stringify({ name: 'events-public', visibility: 'public', initialize_with_readme: true }) }), 201);
+    const as = (token: string) => ({ headers: { 'PRIVATE-TOKEN': token } });
+    // Access request approval adds the member through projects: the requester joined.
+    await expectJson(await api(`/projects/${pub.id}/access_requests`, { method: 'POST', ...as(tokens['ev-out']!) }), 201);
+    await expectJson(await api(`/projects/${pub.id}/access_requests/${ids['ev-out']}/approve`, { method: 'PUT' }), 201);
+    // Anonymous callers read a public project's events (pushes included: its code is public).
+    const anonymous = await expectJson(await fetch(`${stack.apiUrl}/projects/${pub.id}/events?sort=asc`), 200);
+    expect(anonymous.map((e: { action_name: string; author_username: string }) => [e.action_name, e.author_username])).toEqual([['created', 'root'], ['joined', 'ev-out']]);
+
+    // A fork is created by the one who forks (the holder of the fork's namespace: no "joined").
+    const fork = await expectJson(await api(`/projects/${pub.id}/fork`, { method: 'POST', body: JSON.stringify({ name: 'events-fork', path: 'events-fork' }), ...as(tokens['ev-dev']!) }), 201);
+    const forkEvents = await expectJson(await api(`/projects/${fork.id}/events`), 200);
+    expect(forkEvents.map((e: { action_name: string; author_username: string }) => [e.action_name, e.author_username])).toEqual([['created', 'ev-dev']]);
+
+    // Four new branches in one push: more than push_event_activities_limit (3), so one bulk event with ref_count.
+    const remote = new URL(`${stack.url}/${pub.path_with_namespace}.git`);
+    remote.username = 'root';
+    remote.password = stack.rootToken;
+    const dir = path.join(work, 'events-public');
+    await eventually(async () => (await mustGit(work, 'clone', '-q', remote.toString(), dir).then(() => true, () => false)), 30_000);
+    await mustGit(dir, 'push', '-q', 'origin', 'HEAD:refs/heads/b1', 'HEAD:refs/heads/b2', 'HEAD:refs/heads/b3', 'HEAD:refs/heads/b4');
+    const bulk = await eventually(async () => {
+      const pushed = await expectJson(await api(`/projects/${pub.id}/events?action=pushed`), 200);
+      return pushed.length > 0 && pushed;
+    }, 30_000);
+    // The other refs' events may still be on their way: a moment later there is still one event.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await expectJson(await api(`/projects/${pub.id}/events?action=pushed`), 200)).toEqual(bulk);
+    expect(bulk).toEqual([expect.objectContaining({
+      action_name: 'pushed new', author_username: 'root',
+      push_data: { commit_count: 0, action: 'created', ref_type: 'branch', commit_from: null, commit_to: null, ref: null, commit_title: null, ref_count: 4 },
+    })]);
+  });
+
   it('pushes only to callers who may read the code; GitLab’s 400 for a bad filter value', async () => {
     // A Guest of a private project reads the project but not its code (download_code needs Reporter).
     await expectJson(await api(`/projects/${project.id}/members`, { method: 'POST', body: JSON.stringify({ user_id: ids['ev-out'], access_level: 10 }) }), 201);
