@@ -43,11 +43,14 @@ describe('project events against PostgreSQL', () => {
   const names = async (id: number, actor: Actor, over: Partial<projectsV1.ListProjectEventsRequest> = {}) =>
     (await service.listProjectEvents(projectsV1.ListProjectEventsRequest.fromPartial({ project: sel(id), sort: 'asc', page: 1, perPage: 100, ...over }), ctx(actor)))
       .events.map((e) => e.actionName);
-  const create = async (name: string, visibility: projectsV1.Visibility, repositoryAccessLevel = 'enabled') =>
-    (await service.createProject(projectsV1.CreateProjectRequest.fromPartial({
-      name, namespaceId: 100, visibility, settings: { repositoryAccessLevel, mergeRequestsAccessLevel: repositoryAccessLevel === 'enabled' ? undefined : repositoryAccessLevel,
-        buildsAccessLevel: repositoryAccessLevel === 'enabled' ? undefined : repositoryAccessLevel, forkingAccessLevel: repositoryAccessLevel === 'enabled' ? undefined : repositoryAccessLevel },
-    }), ctx(owner))).project!.id;
+  /** A project of `owner`; `repository: 'private'` keeps the code (and the features that need it) to members. */
+  const create = async (name: string, visibility: projectsV1.Visibility, repository: 'enabled' | 'private' = 'enabled') => {
+    const settings = repository === 'private'
+      ? { repositoryAccessLevel: 'private', mergeRequestsAccessLevel: 'private', buildsAccessLevel: 'private', forkingAccessLevel: 'private' }
+      : {};
+    const req = projectsV1.CreateProjectRequest.fromPartial({ name, namespaceId: 100, visibility, settings });
+    return (await service.createProject(req, ctx(owner))).project!.id;
+  };
 
   beforeAll(async () => {
     const { databaseUrl } = infraFromEnv();
