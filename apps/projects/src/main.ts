@@ -9,6 +9,7 @@ import { loadProjectsConfig } from './config';
 import { SecretBox } from '@glp/secret-box';
 import { startDeletionPurge } from './app/delete-project';
 import { onNamespaceChanged, onNamespaceDeleted } from './events/namespace-consumer';
+import { onRefPushed } from './events/push-activity-consumer';
 import { onRepositoryChanged } from './events/repository-consumer';
 import { onRepositoryImportStateChanged } from './events/repository-import-consumer';
 import { onRepositoryStatisticsChanged } from './events/repository-statistics-consumer';
@@ -57,6 +58,8 @@ async function main(): Promise<void> {
       ...onEvent(EventTypes.UserCreated, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserChanged, ({ client, payload }) => onUserSnapshot(client, payload)),
       ...onEvent(EventTypes.UserDeleted, ({ client, payload }) => onUserDeleted(client, payload)),
+      ...onEvent(EventTypes.Push, ({ client, payload }) => onRefPushed(client, 'branch', payload)),
+      ...onEvent(EventTypes.TagPush, ({ client, payload }) => onRefPushed(client, 'tag', payload)),
       ...onEvent(EventTypes.RepositoryChanged, ({ client, payload }) => onRepositoryChanged(client, payload)),
       ...onEvent(EventTypes.RepositoryImportStateChanged, ({ client, payload }) => onRepositoryImportStateChanged(client, payload, topicFor('projects', config.KAFKA_TOPIC_PREFIX))),
       ...onEvent(EventTypes.RepositoryStatisticsChanged, ({ client, payload, envelope }) => onRepositoryStatisticsChanged(client, payload, envelope.occurredAt)),

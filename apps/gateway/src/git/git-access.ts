@@ -1,4 +1,7 @@
-import type { Actor } from '@glp/service-kit';
+import { canDownloadCode, canPushCode, type Actor, type GitProjectView } from '@glp/service-kit';
+
+// The download/push rules live in service-kit (projects decides with them too, e.g. which events show pushes).
+export { canDownloadCode, canPushCode, type GitProjectView } from '@glp/service-kit';
 
 /**
  * Who may clone, fetch and push over HTTP — GitLab's rules, from `lib/gitlab/auth.rb` (what a token's scopes allow),
@@ -43,45 +46,6 @@ export function abilitiesForScopes(scopes: readonly string[]): GitAbilities {
     download: has('api') || has('read_api') || has('read_repository') || has('write_repository'),
     push: has('api') || has('write_repository'),
   };
-}
-
-/** What the projects service says of the project, as the caller. */
-export interface GitProjectView {
-  visibility: 'private' | 'internal' | 'public';
-  archived: boolean;
-  /** The caller's access level (0: none). */
-  accessLevel: number;
-  /** The repository feature: `disabled`, `private`, `enabled` (or unset = enabled). */
-  repositoryAccessLevel: string | undefined;
-}
-
-const GUEST = 10;
-const REPORTER = 20;
-const DEVELOPER = 30;
-
-/** The repository feature is available to the caller (`ProjectFeature#feature_available?`; `private`: members, administrators). */
-function repositoryAvailable(actor: Actor, p: GitProjectView): boolean {
-  if (p.repositoryAccessLevel === 'disabled') return false;
-  if (p.repositoryAccessLevel === 'private') return actor.kind === 'user' && (actor.admin || p.accessLevel >= GUEST);
-  return true;
-}
-
-/** GitLab's `public_access` on a project: public, or internal to a signed-in user who is not external. */
-function publicAccess(actor: Actor, p: GitProjectView): boolean {
-  return p.visibility === 'public' || (p.visibility === 'internal' && actor.kind === 'user' && !actor.external);
-}
-
-/** `download_code`: Reporter and above, administrators, or anyone who reads a public/internal project — repository available. */
-export function canDownloadCode(actor: Actor, p: GitProjectView): boolean {
-  if (!repositoryAvailable(actor, p)) return false;
-  if (actor.kind === 'user' && (actor.admin || p.accessLevel >= REPORTER)) return true;
-  return publicAccess(actor, p);
-}
-
-/** `push_code`: Developer and above or administrators, on a project that is not archived, repository available. */
-export function canPushCode(actor: Actor, p: GitProjectView): boolean {
-  if (actor.kind !== 'user' || p.archived || !repositoryAvailable(actor, p)) return false;
-  return actor.admin || p.accessLevel >= DEVELOPER;
 }
 
 export interface GitDenial {

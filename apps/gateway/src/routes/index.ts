@@ -7,6 +7,7 @@ import { metaRoutes } from './meta-routes';
 import { namespaceRoutes } from './namespace-routes';
 import { projectCustomAttributeRoutes } from './project-custom-attribute-routes';
 import { projectDeletionRoutes } from './project-deletion-routes';
+import { projectEventRoutes } from './project-event-routes';
 import { projectForkRoutes } from './project-fork-routes';
 import { projectHookRoutes } from './project-hook-routes';
 import { projectMirrorRoutes } from './project-mirror-routes';
@@ -29,7 +30,7 @@ import { userProjectRoutes } from './user-project-routes';
  */
 export function apiRoutes(version: string, revision: string): RouteDef[] {
   return [
-    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...projectForkRoutes, ...projectMirrorRoutes, ...groupRoutes, ...groupMemberRoutes,
+    ...metaRoutes(version, revision), ...userRoutes, ...projectRoutes, ...projectEditRoutes, ...projectMemberRoutes, ...projectDeletionRoutes, ...projectTransferRoutes, ...projectSharingRoutes, ...projectLifecycleRoutes, ...projectEventRoutes, ...projectForkRoutes, ...projectMirrorRoutes, ...groupRoutes, ...groupMemberRoutes,
     ...namespaceRoutes, ...accessRequestRoutes, ...tokenRoutes,
     ...userProjectRoutes,
     ...projectCustomAttributeRoutes,

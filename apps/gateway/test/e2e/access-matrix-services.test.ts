@@ -17,6 +17,7 @@
  *   POST   /projects/:id/star                                    #8              #13 blocked/expired
  *   POST   /projects/:id/unstar                                  #13
  *   GET    /projects/:id/starrers                                #8              #13 blocked/expired
+ *   GET    /projects/:id/events                                  #8              #13 blocked/expired
  *   GET    /projects/:id/users, /groups                          #8              #13 blocked/expired
  *   POST   /projects/:id/share                                   #8              #13 blocked/expired
  *   DELETE /projects/:id/share/:group_id                         #13
@@ -699,7 +700,7 @@ describe('access matrix of hooks, push rules, uploads, mirrors, repository admin
   const refusedOnly = (name: string, request: (f: Fixture) => Req): Endpoint => ({ name, table: REFUSED_ONLY, request, ok: () => 'no cell of this endpoint is allowed' });
   const on = (method: string, suffix: string, json?: Record<string, unknown>) => (f: Fixture): Req => ({ method, path: `/projects/${f.id}${suffix}`, json });
   const oldMatrixEndpoints: Endpoint[] = [
-    ...['', '/users', '/groups', '/starrers', '/forks', '/members', '/members/all', '/access_requests'].map((suffix) => refusedOnly(`GET /projects/:id${suffix}`, on('GET', suffix))),
+    ...['', '/users', '/groups', '/starrers', '/events', '/forks', '/members', '/members/all', '/access_requests'].map((suffix) => refusedOnly(`GET /projects/:id${suffix}`, on('GET', suffix))),
     refusedOnly('GET /projects?search=', (f) => ({ method: 'GET', path: `/projects?search=acs-${f.visibility}` })),
     refusedOnly('POST /projects/:id/star', on('POST', '/star')),
     refusedOnly('POST /projects/:id/members', (f) => on('POST', '/members', { user_id: ids.req_pending, access_level: 30 })(f)),

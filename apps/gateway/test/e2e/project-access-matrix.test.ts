@@ -58,7 +58,7 @@ function table<T>(t: Table<T>): Table<T> {
 // ─── Expectations ────────────────────────────────────────────────────────────────────────────────────────────────
 // Columns:            anon   stranger external guest reporter repDirect developer maint  maintDirect owner admin sharee
 
-/** GET /projects/:id, /users, /groups, /starrers, /forks: `read_project`, anonymous allowed (public routes). */
+/** GET /projects/:id, /users, /groups, /starrers, /events, /forks: `read_project`, anonymous allowed (public routes). */
 const READ = table<Outcome>({
   public:   ['ok',  'ok',    'ok',    'ok', 'ok',    'ok',     'ok',     'ok', 'ok',       'ok', 'ok', 'ok'],
   internal: [404,   'ok',    404,     'ok', 'ok',    'ok',     'ok',     'ok', 'ok',       'ok', 'ok', 'ok'],
@@ -407,6 +407,7 @@ describe('access matrix of the Projects API (issue #8)', () => {
       check: (body, f) => expectKey('group ids', idsOf(body), f.kind === 'group' ? [ids.group] : []),
     },
     { name: 'GET /projects/:id/starrers', table: READ, request: get('/starrers'), okStatus: 200, check: isList },
+    { name: 'GET /projects/:id/events', table: READ, request: get('/events'), okStatus: 200, check: isList },
     { name: 'GET /projects/:id/forks', table: READ, request: get('/forks'), okStatus: 200, check: isList },
     {
       name: 'GET /projects/:id/members', table: MEMBERS_READ, request: get('/members'), okStatus: 200,
@@ -490,7 +491,7 @@ describe('access matrix of the Projects API (issue #8)', () => {
 
   // ─── The matrix, phase by phase (later phases change state the earlier ones read) ───
 
-  it('reads: GET /projects/:id (with permissions), /users, /groups, /starrers, /forks, /members, /members/all, /access_requests', async () => {
+  it('reads: GET /projects/:id (with permissions), /users, /groups, /starrers, /events, /forks, /members, /members/all, /access_requests', async () => {
     expect(await runCells(cellsOf(readEndpoints))).toEqual([]);
   });
 

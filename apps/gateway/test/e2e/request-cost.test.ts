@@ -131,6 +131,7 @@ describe('request cost: gRPC calls and SQL queries per request do not grow with 
     ['GET /projects/:id/users', () => `/projects/${ids.project}/users`],
     ['GET /projects/:id/forks', () => `/projects/${ids.project}/forks`],
     ['GET /projects/:id/starrers', () => `/projects/${ids.project}/starrers`],
+    ['GET /projects/:id/events', () => `/projects/${ids.project}/events`],
     ['GET /projects/:id/hooks', () => `/projects/${ids.project}/hooks`],
     ['GET /projects/:id/uploads', () => `/projects/${ids.project}/uploads`],
     ['GET /projects/:id/access_requests', () => `/projects/${ids.requested}/access_requests`],

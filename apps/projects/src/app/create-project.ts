@@ -8,6 +8,7 @@ import { storageFor } from '../domain/storage-rules';
 import { ACCESS } from '../domain/visibility';
 import { recordProjectCreated } from '../events/project-events';
 import { scheduleImport } from '../store/forks-store';
+import { insertProjectEvents } from '../store/project-events-store';
 import { findProjectById, insertMember, insertProject, takenInNamespace } from '../store/projects-store';
 import type { ProjectRow } from '../store/project-rows';
 import { visibilityFromProto } from '../grpc/mappers';
@@ -57,6 +58,7 @@ export async function createProject(deps: ProjectsDeps, caller: Actor, req: proj
       if (clash) throw invalid(clash);
       const id = await insertProject(client, { ...project, namespaceId: ns.id, creatorId: actor.id, repositoryStorage: storage });
       if (owner !== undefined) await insertMember(client, { projectId: id, userId: owner, accessLevel: ACCESS.OWNER, createdBy: actor.id });
+      await insertProjectEvents(client, id, 'created', [actor.id]);
       if (imported) {
         await storeImportSource(deps, client, id, imported);
         await scheduleImport(client, id);

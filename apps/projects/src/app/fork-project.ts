@@ -11,6 +11,7 @@ import { recordProjectCreated, recordProjectForked, recordProjectForksRemoved } 
 import { visibilityFromProto } from '../grpc/mappers';
 import { deleteForkRelation, insertForkRelation, scheduleImport } from '../store/forks-store';
 import type { NamespaceReplica } from '../store/namespace-replica-store';
+import { insertProjectEvents } from '../store/project-events-store';
 import { insertMember, insertProject, takenInNamespace } from '../store/projects-store';
 import type { ProjectsDeps } from './deps';
 import { mayCreateIn, resolveTargetNamespace, visibleNamespace } from './namespace-resolver';
@@ -76,6 +77,7 @@ export async function forkProject(deps: ProjectsDeps, actor: Actor, req: project
       // The copy is local to a storage: the fork lives where its source does.
       const forkId = await insertProject(client, { ...fork, namespaceId: target.ns.id, creatorId: actor.id, repositoryStorage: src.repository_storage });
       if (owner !== undefined) await insertMember(client, { projectId: forkId, userId: owner, accessLevel: ACCESS.OWNER, createdBy: actor.id });
+      await insertProjectEvents(client, forkId, 'created', [actor.id]);
       await scheduleImport(client, forkId);
       await insertForkRelation(client, forkId, src.id);
       const forkPath = `${target.ns.full_path}/${fork.path}`;

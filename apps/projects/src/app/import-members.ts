@@ -6,6 +6,8 @@ import { importedLevel, memberErrorSentence } from '../domain/sharing-rules';
 import { ACCESS } from '../domain/visibility';
 import { recordProjectMembershipChanged } from '../events/project-events';
 import { directMembers, insertProjectMember, memberUserIds } from '../store/members-store';
+import { insertProjectEvents } from '../store/project-events-store';
+import { recordsJoin } from '../domain/project-event-rules';
 import { upsertUsers } from '../store/users-replica-store';
 import type { ProjectsDeps } from './deps';
 import { inheritedMembers, withUsers } from './project-members';
@@ -71,6 +73,7 @@ export async function importProjectMembers(deps: ProjectsDeps, actor: Actor, req
           await insertProjectMember(client, { projectId: target.row.id, ...a, createdBy: actor.kind === 'user' ? actor.id : null });
           await recordProjectMembershipChanged(client, deps.topic, { projectId: target.row.id, ...a }, actor);
         }
+        await insertProjectEvents(client, target.row.id, 'joined', added.map((a) => a.userId).filter((id) => recordsJoin(target.row.ns_owner_id, id)));
       });
     } catch (err) {
       // A member inserted or a project deleted since the members were read: the write's constraints refuse it.

@@ -2,10 +2,12 @@ import { isUniqueViolation, withTransaction } from '@glp/db';
 import type { identityV1, projectsV1 } from '@glp/proto';
 import { conflict, DomainError, forbidden, invalid, notFound, recordNotFound, systemActor, type Actor } from '@glp/service-kit';
 import { canManageMember, memberUpdateRefusal, normalizeExpiry, projectMemberErrors } from '../domain/member-rules';
+import { recordsJoin } from '../domain/project-event-rules';
 import { recordProjectMembershipChanged } from '../events/project-events';
 import {
   deleteProjectMember, directMembers, findDirectMember, insertProjectMember, updateProjectMember, type ProjectMemberRow,
 } from '../store/members-store';
+import { insertProjectEvents } from '../store/project-events-store';
 import { upsertUsers, usersByIds, type UserReplica } from '../store/users-replica-store';
 import type { IdentityClient, ProjectsDeps } from './deps';
 import { readableProject, type ReadableProject } from './read-project';
@@ -178,6 +180,7 @@ export async function addMember(deps: ProjectsDeps, actor: Actor, sel: projectsV
     await withTransaction(deps.pool, async (client) => {
       await upsertUsers(client, [user]);
       await insertProjectMember(client, { projectId: project.row.id, userId: user.id, accessLevel: input.accessLevel, expiresAt, createdBy: actor.kind === 'user' ? actor.id : null });
+      if (recordsJoin(project.row.ns_owner_id, user.id)) await insertProjectEvents(client, project.row.id, 'joined', [user.id]);
       await recordProjectMembershipChanged(client, deps.topic, { projectId: project.row.id, userId: user.id, accessLevel: input.accessLevel, expiresAt }, actor);
     });
   } catch (err) {
@@ -229,6 +232,7 @@ export async function removeMember(deps: ProjectsDeps, actor: Actor, sel: projec
     if (project.row.ns_owner_id === userId) throw forbidden(); // the personal namespace's owner stays the project's Owner
     if (!leaving && !canManageMember(actor, project.access, { userId, level: member.access_level })) throw forbidden();
     await deleteProjectMember(client, project.row.id, userId);
+    await insertProjectEvents(client, project.row.id, 'left', [userId]);
     await recordProjectMembershipChanged(client, deps.topic, { projectId: project.row.id, userId, accessLevel: 0, expiresAt: null }, actor);
   });
 }

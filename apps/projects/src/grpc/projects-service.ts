@@ -16,6 +16,7 @@ import { forkService } from './fork-service';
 import { sharingService } from './sharing-service';
 import { transferService } from './transfer-service';
 import { lifecycleService } from './lifecycle-service';
+import { eventsService } from './events-service';
 import { toProtoProject } from './mappers';
 import { encodingKey, keptProject, projectsServiceDefinition, withEncodingKey, type EncodedProjectCache } from './encoded-projects';
 import { updateService } from './update-service';
@@ -77,6 +78,7 @@ export function projectsService(deps: ProjectsDeps, encodings?: EncodedProjectCa
     ...deletionService(deps),
     ...transferService(deps),
     ...lifecycleService(deps),
+    ...eventsService(deps),
     ...updateService(deps),
     ...avatarService(deps),
     ...sharingService(deps),
