@@ -14,3 +14,4 @@ export * from './run-main';
 export * from './shutdown';
 export * from './auth-cache';
 export * from './group-access-cache';
+export * from './deletion-schedule';
