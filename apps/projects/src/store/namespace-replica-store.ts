@@ -37,7 +37,8 @@ export interface NamespaceReplica {
   owner_name: string | null;
   owner_state: string | null;
   version: number;
-  self_or_ancestor_marked: boolean;
+  /** Absent: not marked (personal namespaces never are). */
+  self_or_ancestor_marked?: boolean;
 }
 
 /**
@@ -61,7 +62,7 @@ export async function upsertNamespace(db: Queryable, n: NamespaceReplica): Promi
      RETURNING id, full_path
      ), ${NAMESPACE_ROUTE_CTES}
      SELECT count(*)::int AS written FROM up`,
-    [n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, n.owner_id, n.owner_username, n.owner_name, n.owner_state, n.version, n.self_or_ancestor_marked],
+    [n.id, n.name, n.path, n.kind, n.full_path, n.parent_id, n.owner_id, n.owner_username, n.owner_name, n.owner_state, n.version, n.self_or_ancestor_marked ?? false],
   );
   return rows[0]?.written === 1;
 }

@@ -17,10 +17,10 @@ const { VISIBILITY_PRIVATE: PRIVATE, VISIBILITY_PUBLIC: PUBLIC } = projectsV1.Vi
 
 /** Namespaces as identity knows them (alice's personal one, group "team", group "guild" with subgroup "guild/sub"). */
 const NAMESPACES: NamespaceReplica[] = [
-  { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: 1, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1, self_or_ancestor_marked: false },
-  { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1, self_or_ancestor_marked: false },
-  { id: 600, name: 'Guild', path: 'guild', kind: 'group', full_path: 'guild', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1, self_or_ancestor_marked: false },
-  { id: 601, name: 'Sub', path: 'sub', kind: 'group', full_path: 'guild/sub', parent_id: 600, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1, self_or_ancestor_marked: false },
+  { id: 10, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, owner_id: 1, owner_username: 'alice', owner_name: 'Alice', owner_state: 'active', version: 1 },
+  { id: 500, name: 'Team', path: 'team', kind: 'group', full_path: 'team', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 },
+  { id: 600, name: 'Guild', path: 'guild', kind: 'group', full_path: 'guild', parent_id: null, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 },
+  { id: 601, name: 'Sub', path: 'sub', kind: 'group', full_path: 'guild/sub', parent_id: 600, owner_id: null, owner_username: null, owner_name: null, owner_state: null, version: 1 },
 ];
 const snapshot = (n: NamespaceReplica, change: Partial<NamespaceReplica> = {}) => {
   const ns = { ...n, ...change };
