@@ -39,8 +39,10 @@ export const identityEnv = z.object({
   OUTBOUND_ALLOWLIST: env.optionalList().transform(normalizeAllowlist).superRefine((list, ctx) => {
     for (const message of allowlistErrors(list)) ctx.addIssue({ code: 'custom', message });
   }),
-  /** GitLab's deletion_adjourned_period (days a project marked for deletion waits), within GitLab's bounds. */
+  /** GitLab's deletion_adjourned_period (days a project or group marked for deletion waits), within GitLab's bounds. */
   DELETION_ADJOURNED_PERIOD: env.int(DEFAULT_DELETION_ADJOURNED_PERIOD, MIN_DELETION_ADJOURNED_PERIOD, MAX_DELETION_ADJOURNED_PERIOD),
+  /** How often groups marked for deletion longer than deletion_adjourned_period ago are removed (with their subgroups). */
+  GROUP_REMOVAL_INTERVAL_MS: env.int(60_000, 100),
 });
 
 export type IdentityConfig = z.infer<typeof identityEnv>;

@@ -5,6 +5,7 @@ import {
   bindService, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer, runMain, startMetricsServer,
 } from '@glp/service-kit';
 import { ensureApplicationSettings } from './app/application-settings';
+import { startGroupRemoval } from './app/groups';
 import { ensureRootUser } from './bootstrap/root-user';
 import { loadIdentityConfig } from './config';
 import { Redis } from 'ioredis';
@@ -66,6 +67,8 @@ async function main(): Promise<void> {
     }],
   });
   onShutdown('grpc server', () => grpc.stop(config.SHUTDOWN_TIMEOUT_MS / 2));
+  const groupRemoval = startGroupRemoval({ pool, topic, countLimit: config.LIST_COUNT_LIMIT, groupAccess }, logger, config.GROUP_REMOVAL_INTERVAL_MS);
+  onShutdown('group removal', () => groupRemoval.stop());
   await startMetricsServer(config.METRICS_PORT);
   logger.info({ grpc_port: grpc.port }, 'identity ready');
 }

@@ -15,3 +15,4 @@ export * from './shutdown';
 export * from './auth-cache';
 export * from './code-access';
 export * from './group-access-cache';
+export * from './deletion-schedule';

@@ -7,3 +7,12 @@ export function permanentRemovalPath(project: { id: number; path_with_namespace:
   const renamed = `${project.path_with_namespace}-deletion_scheduled-${project.id}`;
   return `/projects/${project.id}?permanently_remove=true&full_path=${encodeURIComponent(renamed)}`;
 }
+
+/**
+ * The same for a group: `DELETE /groups/:id` only marks it (renamed `<path>-deletion_scheduled-<id>`, its full path
+ * with it); a second DELETE with `permanently_remove` and the renamed full path removes it, its subgroups and projects.
+ */
+export function groupPermanentRemovalPath(group: { id: number; full_path: string }): string {
+  const renamed = `${group.full_path}-deletion_scheduled-${group.id}`;
+  return `/groups/${group.id}?permanently_remove=true&full_path=${encodeURIComponent(renamed)}`;
+}

@@ -69,7 +69,7 @@ export function presentGroup(
     organization_id: DEFAULT_ORGANIZATION_ID,
     shared_runners_setting: 'enabled',
     max_artifacts_size: null,
-    marked_for_deletion_on: null,
+    marked_for_deletion_on: g.markedForDeletionOn || null,
     ldap_cn: null,
     ldap_access: null,
     wiki_access_level: 'enabled',

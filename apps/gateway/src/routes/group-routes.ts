@@ -11,7 +11,7 @@ import type { UrlBuilder } from '../presenters/urls';
 import type { Services } from '../clients';
 
 /**
- * Groups API (`lib/api/groups.rb`): create, list, show, update, delete, subgroups. Every call answers for the caller:
+ * Groups API (`lib/api/groups.rb`): create, list, show, update, delete (delayed, as GitLab 18), restore, subgroups. Every call answers for the caller:
  * identity returns a group the caller cannot read as NOT_FOUND (→ 404 `{"message":"404 Group Not Found"}`).
  */
 
@@ -182,10 +182,21 @@ export const groupRoutes: RouteDef[] = [
 
   route({
     method: 'DELETE', path: '/groups/:id', access: 'user',
-    params: defineParams({ id: p.string().required() }),
+    params: defineParams({ id: p.string().required(), permanently_remove: p.boolean(), full_path: p.string() }),
     handler: async ({ params, services }) => {
-      await services.identity.deleteGroup({ group: requireGroup(params.id) });
+      // GitLab 18: marks the group for deletion; `permanently_remove` + the exact `full_path` removes a marked group.
+      await services.identity.deleteGroup({
+        group: requireGroup(params.id), permanentlyRemove: params.permanently_remove ?? false, fullPath: params.full_path ?? '',
+      });
       return { status: 202, body: { message: '202 Accepted' } }; // `accepted!`: the removal runs asynchronously in GitLab
+    },
+  }),
+
+  route({
+    method: 'POST', path: '/groups/:id/restore', access: 'user', params: defineParams({ id: p.string().required() }),
+    handler: async ({ params, services, urls }) => {
+      const { group } = await services.identity.restoreGroup({ group: requireGroup(params.id) });
+      return { status: 201, body: groupDetail(group!, urls) };
     },
   }),
 

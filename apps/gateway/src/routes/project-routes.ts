@@ -122,6 +122,8 @@ export const projectListingParamFields = {
   // GitLab EE's `optional_filter_params_ee` (Geo checksum failures).
   repository_checksum_failed: p.boolean().default(false),
   wiki_checksum_failed: p.boolean().default(false),
+  active: p.boolean(),
+  marked_for_deletion_on: p.date(),
 };
 
 const listProjectsParams = defineParams(projectListingParamFields);
@@ -192,6 +194,8 @@ export async function listProjectsPage(
     forkedFromProjectId: scope.forkedFromProjectId ?? 0,
     repositoryChecksumFailed: params.repository_checksum_failed ?? false,
     wikiChecksumFailed: params.wiki_checksum_failed ?? false,
+    active: params.active ?? undefined,
+    markedForDeletionOn: params.marked_for_deletion_on ?? '',
   });
   const viewer = { authenticated: actor.kind === 'user', admin: actor.admin, customAttributes: showsCustomAttributes(params.with_custom_attributes, actor) };
   const [entity, present] = viewer.authenticated && !params.simple ? ['with_access', projectWithAccess] as const : ['basic', basicProjectDetails] as const;

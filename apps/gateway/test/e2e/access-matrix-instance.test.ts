@@ -506,9 +506,15 @@ describe('access matrix of groups, namespaces, users, tokens and settings (issue
     if (!isDeepStrictEqual(targetTokens, ['by-admin false', 'matrix false', 'rotatable false', 'rotatable true', 'spare true'])) failures.push(`target's tokens: ${JSON.stringify(targetTokens)}`);
     for (const v of VISIBILITIES) {
       await must('owner', 'GET', `/groups/${groups[v]}?with_projects=false`, 200);
-      const newGroups = ((await must('admin', 'GET', `/groups?search=aci-new-${v}&per_page=100&all_available=true`, 200)) as { path: string }[]).map((g) => g.path).sort();
-      const want = CALLERS.filter((c) => allowedIn(NEW_GROUP, v, c) && !allowedIn(ADMIN_GROUP, v, c)).map((c) => `aci-new-${v}-${c}`).sort();
+      const listed = (await must('admin', 'GET', `/groups?search=aci-new-${v}&per_page=100&all_available=true`, 200)) as { path: string; marked_for_deletion_on: string | null }[];
+      // GitLab 18: an allowed DELETE marks the group (renamed `<path>-deletion_scheduled-<id>`); the others stay as made.
+      const newGroups = listed.filter((g) => !g.marked_for_deletion_on).map((g) => g.path).sort();
+      const marked = listed.filter((g) => g.marked_for_deletion_on).map((g) => g.path.replace(/-deletion_scheduled-\d+$/, '')).sort();
+      const made = CALLERS.filter((c) => allowedIn(NEW_GROUP, v, c));
+      const want = made.filter((c) => !allowedIn(ADMIN_GROUP, v, c)).map((c) => `aci-new-${v}-${c}`).sort();
+      const wantMarked = made.filter((c) => allowedIn(ADMIN_GROUP, v, c)).map((c) => `aci-new-${v}-${c}`).sort();
       if (!isDeepStrictEqual(newGroups, want)) failures.push(`groups made × ${v} after the deletions: ${JSON.stringify(newGroups)}, expected ${JSON.stringify(want)}`);
+      if (!isDeepStrictEqual(marked, wantMarked)) failures.push(`groups marked for deletion × ${v}: ${JSON.stringify(marked)}, expected ${JSON.stringify(wantMarked)}`);
     }
     expect(failures).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { startStack, type RunningStack } from '@glp/testing';
+import { groupPermanentRemovalPath, startStack, type RunningStack } from '@glp/testing';
 
 /**
  * Deleting and restoring projects over HTTP, on the default configuration (GitLab 18: every DELETE is delayed by the
@@ -136,6 +136,8 @@ describe('project deletion, delayed deletion and restore through the gateway', (
     await expectJson(await api(`/groups/${group.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
     await expectJson(await api(`/projects/${project.id}/access_requests`, { method: 'POST', as: 'carol' }), 201);
     await expectJson(await api(`/groups/${group.id}`, { method: 'DELETE', as: 'alice' }), 202);
+    // GitLab 18 only marks the group; removing it for good takes permanently_remove with its renamed full path.
+    await expectJson(await api(groupPermanentRemovalPath(group), { method: 'DELETE', as: 'alice' }), 202);
     await eventually('the group project deleted', async () => (await api(`/projects/${project.id}`)).status === 404);
     await eventually('access requests cleaned', async () => (await requestsOf('group', group.id)) + (await requestsOf('project', project.id)) === 0);
     const rows = await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.projects WHERE id = $1`, [project.id]);

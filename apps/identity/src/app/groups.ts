@@ -1,15 +1,20 @@
-import { isUniqueViolation, withTransaction, type Pool } from '@glp/db';
-import { forbidden, invalid, notFound, type Actor, type FieldErrors } from '@glp/service-kit';
+import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '@glp/db';
+import {
+  forbidden, invalid, notFound, originalIdentifiers, randomAlphanumeric, rejected, restoredIdentifiers, scheduledIdentifier, systemActor,
+  type Actor, type FieldErrors, type Logger,
+} from '@glp/service-kit';
 import { ACCESS } from '../domain/access-levels';
 import { canAdminGroup, canCreateSubgroup, canCreateTopLevelGroup, canReadGroup, type Caller } from '../domain/group-policy';
+import { decideGroupDeletion, restoreRefusal } from '../domain/group-deletion-rules';
 import { DEFAULT_GROUP_VISIBILITY, groupErrors, isVisibility, type Visibility } from '../domain/group-rules';
 import type { GroupAccessInvalidator } from '../events/group-access-invalidator';
 import { recordGroupMembershipChanged, recordNamespaceChanged, recordNamespaceDeleted } from '../events/identity-events';
 import { insertMember } from '../store/group-members-store';
 import {
-  deleteGroupTree, findGroupFor, fullPathTaken, insertGroup, listGroups as listGroupRows, mostPublicSubgroupVisibility,
-  groupFacts, namespacesByIds, updateGroup as updateGroupRow, type GroupRow, type Selector,
+  deleteGroupTree, findGroupFor, fullPathTaken, insertGroup, listGroups as listGroupRows, lockDueGroups, markGroupForDeletion,
+  mostPublicSubgroupVisibility, groupFacts, namespacesByIds, unmarkGroupForDeletion, updateGroup as updateGroupRow, type GroupRow, type Selector,
 } from '../store/groups-store';
+import { findApplicationSettings } from '../store/application-settings-store';
 import { callerId, loadCaller } from './caller';
 
 export interface GroupsDeps {
@@ -180,14 +185,132 @@ export async function updateGroup(deps: GroupsDeps, actor: Actor, sel: Selector,
   }
 }
 
-/** DELETE /groups/:id: owners; the group, its subgroups and all their memberships, each deletion an event. */
-export async function deleteGroup(deps: GroupsDeps, actor: Actor, sel: Selector): Promise<void> {
-  const caller = await loadCaller(deps.pool, actor);
-  await withTransaction(deps.pool, async (client) => {
-    const group = await findGroupFor(client, callerId(actor), sel, true);
-    if (!group || !canReadGroup(caller, groupFacts(group))) throw notFound('Group');
-    if (!canAdminGroup(caller, groupFacts(group))) throw forbidden();
-    for (const ns of await deleteGroupTree(client, group.id)) await recordNamespaceDeleted(client, deps.topic, ns, actor);
+/** Group validation errors as one sentence (GitLab's `errors.full_messages.to_sentence`), for a refused rename. */
+function fullMessages(errors: FieldErrors): string {
+  return Object.entries(errors).flatMap(([field, msgs]) => msgs.map((m) => `${field[0]!.toUpperCase()}${field.slice(1)} ${m}`)).join(', ');
+}
+
+/**
+ * Renames a group (and moves its descendants' full paths) in the caller's transaction, then outboxes NamespaceChanged
+ * for each namespace whose record changed; the group's row afterwards.
+ */
+async function renameGroup(
+  deps: GroupsDeps, client: PoolClient, group: GroupRow, to: { name: string; path: string }, actor: Actor,
+): Promise<GroupRow> {
+  const errors = groupErrors({ name: to.name, path: to.path, visibility: group.visibility }, {});
+  if (Object.keys(errors).length) throw rejected(fullMessages(errors));
+  const changedIds = await updateGroupRow(client, group, {
+    name: to.name, path: to.path, description: group.description, visibility: group.visibility, requestAccessEnabled: group.request_access_enabled,
   });
-  await deps.groupAccess.changed({ all: true }); // every member of the tree, direct or inherited
+  const changed = await namespacesByIds(client, changedIds);
+  for (const ns of changed) await recordNamespaceChanged(client, deps.topic, ns, undefined, actor);
+  return { ...changed.find((ns) => ns.id === group.id)!, caller_access: group.caller_access };
+}
+
+/** The group for a deletion or restore: readable (else NOT_FOUND), the caller an Owner or administrator (`remove_group`). */
+async function removableGroup(client: PoolClient, caller: Caller, sel: Selector): Promise<GroupRow> {
+  const group = await findGroupFor(client, callerId(caller.actor), sel, true);
+  if (!group || !canReadGroup(caller, groupFacts(group))) throw notFound('Group');
+  if (!canAdminGroup(caller, groupFacts(group))) throw forbidden();
+  return group;
+}
+
+/** Removes the group tree now (memberships cascade), each namespace with NamespaceDeleted, so projects etc. follow. */
+async function removeGroupTree(deps: GroupsDeps, client: PoolClient, groupId: number, actor: Actor): Promise<void> {
+  for (const ns of await deleteGroupTree(client, groupId)) await recordNamespaceDeleted(client, deps.topic, ns, actor);
+}
+
+/**
+ * DELETE /groups/:id (Owners, administrators), as GitLab 18 does on every tier: the group is marked for deletion
+ * (`marked_for_deletion_on` today, renamed `<name>-deletion_scheduled-<id>` / `<path>-deletion_scheduled-<id>` so its
+ * path is free; descendants move with it) and the removal worker deletes it once `deletion_adjourned_period` has
+ * passed. `permanently_remove` + its exact (renamed) `full_path` removes a marked group, its subgroups and their
+ * memberships at once, each deletion an event (projects deletes their projects).
+ */
+export async function deleteGroup(
+  deps: GroupsDeps, actor: Actor, sel: Selector, req: { permanentlyRemove: boolean; fullPath: string },
+): Promise<{ marked: boolean }> {
+  const caller = await loadCaller(deps.pool, actor);
+  const marked = await withTakenPath(() => withTransaction(deps.pool, async (client) => {
+    const group = await removableGroup(client, caller, sel);
+    const decision = decideGroupDeletion({ marked: group.marked_for_deletion_on !== null, fullPath: group.full_path }, req);
+    if (decision.kind === 'refuse') throw rejected(decision.message);
+    if (decision.kind === 'delete') {
+      await removeGroupTree(deps, client, group.id, actor);
+      return false;
+    }
+    if (!(await markGroupForDeletion(client, group.id, actor.kind === 'user' ? actor.id : null))) {
+      throw rejected('Group has been already marked for deletion');
+    }
+    await renameGroup(deps, client, group, { name: scheduledIdentifier(group.name, group.id), path: scheduledIdentifier(group.path, group.id) }, actor);
+    return true;
+  }));
+  if (!marked) await deps.groupAccess.changed({ all: true }); // every member of the tree, direct or inherited
+  return { marked };
+}
+
+/**
+ * POST /groups/:id/restore (Owners, administrators): off the deletion schedule, its name and path taken back (with a
+ * random suffix when another namespace took the path meanwhile, as GitLab's Groups::RestoreService).
+ */
+export async function restoreGroup(deps: GroupsDeps, actor: Actor, sel: Selector): Promise<GroupRow> {
+  const caller = await loadCaller(deps.pool, actor);
+  return withTakenPath(() => withTransaction(deps.pool, async (client) => {
+    const group = await removableGroup(client, caller, sel);
+    const refusal = restoreRefusal({ marked: group.marked_for_deletion_on !== null });
+    if (refusal) throw rejected(refusal);
+    const original = originalIdentifiers(group);
+    const parentPrefix = group.full_path.slice(0, group.full_path.length - group.path.length);
+    const taken = await fullPathTaken(client, parentPrefix + original.path, group.id);
+    const restored = restoredIdentifiers(group, { name: false, path: taken }, randomAlphanumeric(5));
+    await unmarkGroupForDeletion(client, group.id);
+    return renameGroup(deps, client, group, restored, actor);
+  }));
+}
+
+/** A concurrent create or rename took the path first: the unique index speaks, as GitLab's validation would. */
+async function withTakenPath<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw rejected(`Path ${TAKEN}`);
+    throw err;
+  }
+}
+
+const SERVICE = systemActor('identity');
+
+/**
+ * Removes the groups marked `deletion_adjourned_period` days ago or more (GitLab's AdjournedGroupDeletionWorker), read
+ * from identity's own application settings on every round so a change applies to groups already marked. Each goes
+ * through the same removal as `permanently_remove` (NamespaceDeleted per namespace); how many were removed.
+ */
+export async function removeDueGroups(deps: GroupsDeps, batch = 50): Promise<number> {
+  const settings = await findApplicationSettings(deps.pool);
+  if (!settings) return 0; // not seeded yet: nothing is due before the settings exist
+  const removed = await withTransaction(deps.pool, async (client) => {
+    const due = await lockDueGroups(client, settings.deletion_adjourned_period, batch);
+    // A due subgroup of a due group goes with it: its own removal then finds nothing.
+    for (const id of due) await removeGroupTree(deps, client, id, SERVICE);
+    return due.length;
+  });
+  if (removed) await deps.groupAccess.changed({ all: true });
+  return removed;
+}
+
+/** Runs `removeDueGroups` every `intervalMs` until stopped; failures are logged and retried. */
+export function startGroupRemoval(deps: GroupsDeps, logger: Logger, intervalMs: number): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = removeDueGroups(deps)
+      .then((n) => n && logger.info({ removed: n }, 'removed groups marked for deletion'))
+      .catch((err: unknown) => logger.warn({ err }, 'group removal failed; retrying'));
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

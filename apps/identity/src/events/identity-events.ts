@@ -51,6 +51,8 @@ export async function recordNamespaceChanged(
         parentId: ns.parent_id ?? 0,
         owner: owner ? userSnapshot(owner) : undefined,
         version: ns.version,
+        markedForDeletionOn: ns.marked_for_deletion_on ?? '',
+        selfOrAncestorMarkedForDeletion: ns.self_or_ancestor_marked ?? false,
       },
     }),
     actor,

@@ -16,12 +16,14 @@ export function toProtoGroup(g: GroupRow): identityV1.Group {
     parentId: g.parent_id ?? 0,
     createdAt: g.created_at,
     callerAccessLevel: g.caller_access,
+    markedForDeletionOn: g.marked_for_deletion_on ?? '',
   });
 }
 
 export function toProtoGroupNamespace(n: GroupRow): identityV1.Namespace {
   return identityV1.Namespace.fromPartial({
     id: n.id, name: n.name, path: n.path, kind: n.kind, fullPath: n.full_path, parentId: n.parent_id ?? 0, avatarUrl: '', version: n.version,
+    selfOrAncestorMarkedForDeletion: n.self_or_ancestor_marked,
   });
 }
 

@@ -2,13 +2,13 @@ import type { identityV1 } from '@glp/proto';
 import type { AsyncService } from '@glp/service-kit';
 import { userGroupAccess } from '../app/group-access';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../app/group-members';
-import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupsDeps } from '../app/groups';
+import { createGroup, deleteGroup, getGroup, listGroups, restoreGroup, updateGroup, type GroupsDeps } from '../app/groups';
 import { getNamespace, listNamespaces } from '../app/namespaces';
 import { fromProtoSelector, pageOf, toProtoGroup, toProtoGroupNamespace, toProtoMember } from './group-mappers';
 import { toProtoNamespace } from './mappers';
 
 type GroupMethods =
-  | 'getNamespace' | 'listNamespaces' | 'createGroup' | 'getGroup' | 'listGroups' | 'updateGroup' | 'deleteGroup'
+  | 'getNamespace' | 'listNamespaces' | 'createGroup' | 'getGroup' | 'listGroups' | 'updateGroup' | 'deleteGroup' | 'restoreGroup'
   | 'listGroupMembers' | 'getGroupMember' | 'addGroupMember' | 'updateGroupMember' | 'removeGroupMember' | 'getUserGroupAccess';
 
 /** gRPC adapters of namespaces, groups and group members: decode, call the use case, encode. */
@@ -49,8 +49,10 @@ export function groupService(deps: GroupsDeps): Pick<AsyncService<identityV1.Ide
       return { group: toProtoGroup(group) };
     },
     async deleteGroup(req, ctx) {
-      await deleteGroup(deps, ctx.actor, fromProtoSelector(req.group));
-      return {};
+      return deleteGroup(deps, ctx.actor, fromProtoSelector(req.group), { permanentlyRemove: req.permanentlyRemove, fullPath: req.fullPath });
+    },
+    async restoreGroup(req, ctx) {
+      return { group: toProtoGroup(await restoreGroup(deps, ctx.actor, fromProtoSelector(req.group))) };
     },
     async listGroupMembers(req, ctx) {
       const { rows, total } = await listMembers(deps, ctx.actor, fromProtoSelector(req.group), {

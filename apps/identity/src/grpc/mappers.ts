@@ -40,6 +40,7 @@ export function toProtoNamespace(n: NamespaceRow, owner?: UserRow): identityV1.N
     owner: owner ? toProtoUser(owner) : undefined,
     avatarUrl: '',
     version: n.version,
+    selfOrAncestorMarkedForDeletion: n.self_or_ancestor_marked ?? false,
   });
 }
 

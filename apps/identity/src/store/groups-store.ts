@@ -23,6 +23,10 @@ export interface GroupRow {
   caller_access: number;
   /** The caller has an unexpired membership in a namespace strictly below this one. */
   caller_in_descendant: boolean;
+  /** YYYY-MM-DD the group itself was marked for deletion (GitLab's deletion schedule); null when it is not. */
+  marked_for_deletion_on: string | null;
+  /** The group or one of its ancestors is marked for deletion (what projects' `active` filter asks). */
+  self_or_ancestor_marked: boolean;
 }
 
 const ACTIVE = '(gm.expires_at IS NULL OR gm.expires_at > current_date)';
@@ -30,6 +34,8 @@ const ACTIVE = '(gm.expires_at IS NULL OR gm.expires_at > current_date)';
 /** Columns of `namespaces n` plus the facts about the caller `$1` (a user id; 0 for nobody). Each fact is one indexed probe. */
 const GROUP_COLUMNS = `n.id, n.name, n.path, n.kind, n.parent_id, n.owner_id, n.version, n.full_path, n.full_name, n.description,
   n.visibility, n.request_access_enabled, n.created_at,
+  to_char(n.marked_for_deletion_on, 'YYYY-MM-DD') AS marked_for_deletion_on,
+  EXISTS (SELECT 1 FROM namespaces a WHERE a.id = ANY(n.traversal_ids) AND a.marked_for_deletion_on IS NOT NULL) AS self_or_ancestor_marked,
   COALESCE((SELECT max(gm.access_level) FROM group_members gm
             WHERE gm.user_id = $1 AND gm.group_id = ANY(n.traversal_ids) AND ${ACTIVE}), 0)::int AS caller_access,
   EXISTS (SELECT 1 FROM group_members gm JOIN namespaces d ON d.id = gm.group_id
@@ -75,7 +81,9 @@ export async function insertGroup(
        FROM new_id
        RETURNING *)
      SELECT n.id, n.name, n.path, n.kind, n.parent_id, n.owner_id, n.version, n.full_path, n.full_name, n.description,
-            n.visibility, n.request_access_enabled, n.created_at, 0 AS caller_access, false AS caller_in_descendant
+            n.visibility, n.request_access_enabled, n.created_at, 0 AS caller_access, false AS caller_in_descendant,
+            NULL AS marked_for_deletion_on,
+            EXISTS (SELECT 1 FROM namespaces a WHERE a.id = ANY(n.traversal_ids) AND a.marked_for_deletion_on IS NOT NULL) AS self_or_ancestor_marked
      FROM n`,
     [g.name, g.path, g.description, g.visibility, g.requestAccessEnabled, g.parentId],
   );
@@ -133,6 +141,42 @@ export async function deleteGroupTree(db: PoolClient, groupId: number): Promise<
     [groupId],
   );
   return rows.sort((a, b) => b.full_path.length - a.full_path.length);
+}
+
+/**
+ * Puts the group on the deletion schedule today (GitLab's group_deletion_schedules row); the day (YYYY-MM-DD), or
+ * nothing when it was already marked (a concurrent DELETE won).
+ */
+export async function markGroupForDeletion(db: PoolClient, groupId: number, userId: number | null): Promise<string | undefined> {
+  const { rows } = await db.query<{ on: string }>(
+    `UPDATE namespaces SET marked_for_deletion_on = current_date, deleting_user_id = $2, version = version + 1, updated_at = now()
+     WHERE id = $1 AND kind = 'group' AND marked_for_deletion_on IS NULL RETURNING to_char(marked_for_deletion_on, 'YYYY-MM-DD') AS on`,
+    [groupId, userId],
+  );
+  return rows[0]?.on;
+}
+
+/** Takes the group off the deletion schedule; whether it was on it. */
+export async function unmarkGroupForDeletion(db: PoolClient, groupId: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE namespaces SET marked_for_deletion_on = NULL, deleting_user_id = NULL, version = version + 1, updated_at = now()
+     WHERE id = $1 AND marked_for_deletion_on IS NOT NULL`,
+    [groupId],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * Groups marked at least `periodDays` days ago (GitLab's AdjournedGroupDeletionWorker), oldest first, locked for this
+ * replica (others skip them). Uses namespaces_marked_for_deletion_idx.
+ */
+export async function lockDueGroups(db: PoolClient, periodDays: number, limit: number): Promise<number[]> {
+  const { rows } = await db.query<{ id: number }>(
+    `SELECT id FROM namespaces WHERE marked_for_deletion_on <= current_date - $1::int
+     ORDER BY marked_for_deletion_on, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [periodDays, limit],
+  );
+  return rows.map((r) => Number(r.id));
 }
 
 /** Rows of namespaces by id, plain (for events after a change). */

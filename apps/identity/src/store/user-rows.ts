@@ -31,6 +31,9 @@ export interface NamespaceRow {
   owner_id: number | null;
   version: number;
   full_path: string;
+  /** Groups (see GroupRow); absent for rows read without them (personal namespaces). */
+  marked_for_deletion_on?: string | null;
+  self_or_ancestor_marked?: boolean;
 }
 
 export interface TokenRow {

@@ -157,10 +157,21 @@ describe('identity groups and members against PostgreSQL', () => {
     expect(access.callerAccessLevel).toBe(50);
   });
 
-  it('deletes a group with its subgroups and memberships, owners only', async () => {
+  it('marks a group for deletion (renamed with its subgroups), then removes it with its subgroups and memberships, owners only', async () => {
     const parent = (await service.getGroup({ group: { selector: { $case: 'fullPath', value: 'renamed' } } }, ctx(admin))).group!;
-    expect((await rejection(service.deleteGroup(byId(parent.id), ctx(users.stranger!)))).kind).toBe('forbidden');
-    await service.deleteGroup(byId(parent.id), ctx(users.owner!));
+    const mark = { ...byId(parent.id), permanentlyRemove: false, fullPath: '' };
+    const changedEvents = async () =>
+      (await pool.query("SELECT count(*)::int AS n FROM outbox WHERE event_type = 'gitlab.events.v1.NamespaceChanged'")).rows[0].n as number;
+    expect((await rejection(service.deleteGroup(mark, ctx(users.stranger!)))).kind).toBe('forbidden');
+    const before = await changedEvents();
+    expect(await service.deleteGroup(mark, ctx(users.owner!))).toEqual({ marked: true });
+    expect(await changedEvents()).toBe(before + 2); // the group and its subgroup, renamed, in the marking transaction
+    const renamed = `renamed-deletion_scheduled-${parent.id}`;
+    const marked = (await service.getGroup(byId(parent.id), ctx(users.owner!))).group!;
+    expect([marked.fullPath, marked.markedForDeletionOn]).toEqual([renamed, new Date().toISOString().slice(0, 10)]);
+
+    const remove = { ...byId(parent.id), permanentlyRemove: true, fullPath: renamed };
+    expect(await service.deleteGroup(remove, ctx(users.owner!))).toEqual({ marked: false });
     expect((await pool.query("SELECT count(*)::int AS n FROM namespaces WHERE kind = 'group'")).rows[0].n).toBe(0);
     expect((await pool.query('SELECT count(*)::int AS n FROM group_members')).rows[0].n).toBe(0);
     const deleted = await pool.query("SELECT count(*)::int AS n FROM outbox WHERE event_type = 'gitlab.events.v1.NamespaceDeleted'");

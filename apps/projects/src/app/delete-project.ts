@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { isUniqueViolation, withTransaction, type PoolClient } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
-import { forbidden, invalid, rejected, systemActor, type Actor, type Logger } from '@glp/service-kit';
+import { forbidden, invalid, randomAlphanumeric, rejected, systemActor, type Actor, type Logger } from '@glp/service-kit';
 import {
   canRemoveProject, decideDeletion, originalIdentifiers, restoredIdentifiers, scheduledIdentifier,
 } from '../domain/deletion-rules';
@@ -95,13 +94,6 @@ export async function restoreProject(deps: DeletionDeps, actor: Actor, sel: proj
     }, actor);
   }));
   return readableProject(deps, actor, { $case: 'id', value: row.id });
-}
-
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** Ruby's SecureRandom.alphanumeric. */
-function randomAlphanumeric(n: number): string {
-  return Array.from(randomBytes(n), (b) => ALPHANUMERIC[b % ALPHANUMERIC.length]).join('');
 }
 
 const SERVICE = systemActor('projects');

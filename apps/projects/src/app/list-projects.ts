@@ -1,7 +1,7 @@
 import type { projectsV1 } from '@glp/proto';
-import type { Actor } from '@glp/service-kit';
+import { invalid, type Actor } from '@glp/service-kit';
 import {
-  anonymousMatchesNothing, checksumFailuresMatchNothing, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering, type ListFilter,
+  activityOf, anonymousMatchesNothing, checksumFailuresMatchNothing, isCalendarDate, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing, readScopeOf, repositoryStorageFilter, resolveOrdering, type ListFilter,
 } from '../domain/list-filter';
 import { customAttributesFilter } from '../domain/custom-attribute-rules';
 import type { CustomAttributeRow } from '../store/custom-attributes-store';
@@ -67,6 +67,8 @@ export async function listProjects<K = never>(
     minAccessLevel: signedIn ? req.minAccessLevel : undefined,
     visibility: visibilityFromProto(req.visibility),
     archived: req.archived,
+    activity: activityOf(req.active),
+    markedForDeletionOn: markedOnFilter(req.markedForDeletionOn),
     idAfter: req.idAfter || undefined,
     idBefore: req.idBefore || undefined,
     topics: normalizeTopics(req.topics),
@@ -115,4 +117,11 @@ async function keptOrRead<K>(deps: ProjectsDeps, actor: Actor, versions: Project
     const row = rows.get(v.id);
     return row ? [{ row }] : [];
   });
+}
+
+/** `marked_for_deletion_on` (Grape `type: Date`): a calendar day, or 400 before any SQL. */
+function markedOnFilter(value: string): string | undefined {
+  if (!value) return undefined;
+  if (!isCalendarDate(value)) throw invalid({ marked_for_deletion_on: ['is invalid'] });
+  return value;
 }

@@ -29,32 +29,5 @@ export function decideDeletion(
   return { kind: 'mark' };
 }
 
-const SCHEDULED_INFIX = 'deletion_scheduled';
-/** What GitLab's restore strips: its current infix and the legacy `deleted` one. */
-const SCHEDULED_SUFFIX = /-(?:deleted|deletion_scheduled)-\d+$/;
-
-/**
- * The name and path a project takes when marked (Namespaces::MarkForDeletionBaseService#suffixed_identifier), which
- * frees its original path while it waits.
- */
-export function scheduledIdentifier(value: string, id: number): string {
-  return `${value}-${SCHEDULED_INFIX}-${id}`;
-}
-
-/**
- * The name and path a restored project takes back (Namespaces::RestoreBaseService#updated_value): the marking suffix
- * stripped, and when the original is taken meanwhile, `-` and 5 random letters or digits (the same for both).
- */
-export function restoredIdentifiers(
-  current: { name: string; path: string },
-  taken: { name: boolean; path: boolean },
-  random: string,
-): { name: string; path: string } {
-  const suffix = taken.name || taken.path ? `-${random}` : '';
-  return { name: current.name.replace(SCHEDULED_SUFFIX, '') + suffix, path: current.path.replace(SCHEDULED_SUFFIX, '') + suffix };
-}
-
-/** The original name and path of a marked project, before any suffix for a taken one. */
-export function originalIdentifiers(current: { name: string; path: string }): { name: string; path: string } {
-  return restoredIdentifiers(current, { name: false, path: false }, '');
-}
+// The naming of marked and restored projects is shared with groups (identity): @glp/service-kit deletion-schedule.
+export { originalIdentifiers, restoredIdentifiers, scheduledIdentifier } from '@glp/service-kit';

@@ -1,5 +1,5 @@
 import {
-  anonymousMatchesNothing, countLowerBound, countsCallerProjectsAlone, type ListFilter, featureAvailability, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing,
+  activityOf, anonymousMatchesNothing, countLowerBound, isCalendarDate, countsCallerProjectsAlone, type ListFilter, featureAvailability, parseSearch, plansAlikeForAnyValues, programmingLanguageMatchesNothing,
   repositoryStorageFilter, resolveOrdering,
 } from './list-filter';
 
@@ -150,5 +150,31 @@ describe('listing rules', () => {
       expect(countLowerBound({ ...base, similarityTo: 'x', searchNamespaces: true, namespaceId: 0, idAfter: 0 })).toEqual(expected);
     });
   });
-});
 
+  describe('active and marked_for_deletion_on (GitLab 18 ProjectsFinder#by_active, #by_marked_for_deletion_on)', () => {
+    const base: ListFilter = {
+      callerId: 0, readScope: 'all', groupAccess: [], owned: false, membership: false, topics: [], searchNamespaces: false, starredBy: [],
+      issuesAvailable: false, mergeRequestsAvailable: false, none: false, orderBy: 'id', sort: 'desc', page: 1, perPage: 20, countLimit: 10_000,
+    };
+
+    it('reads active=false as a filter too (only unset filters nothing)', () => {
+      expect(activityOf(undefined)).toBeUndefined();
+      expect(activityOf(true)).toBe('active');
+      expect(activityOf(false)).toBe('inactive');
+    });
+
+    it('narrows the listing: the per-visibility counts no longer stand in for its count, nor its plan for any values', () => {
+      expect(countLowerBound(base)).toBeDefined();
+      for (const f of [{ activity: 'active' as const }, { activity: 'inactive' as const }, { markedForDeletionOn: '2026-01-31' }]) {
+        expect(countLowerBound({ ...base, ...f })).toBeUndefined();
+        expect(plansAlikeForAnyValues({ ...base, ...f })).toBe(false);
+      }
+    });
+
+    it('takes only real calendar days for marked_for_deletion_on', () => {
+      expect(['2026-01-31', '2024-02-29'].map(isCalendarDate)).toEqual([true, true]);
+      expect(['2026-02-30', '2025-02-29', '2026-13-01', '2026-1-01', '2026-01-31T00:00:00Z', "2026-01-01'", ''].map(isCalendarDate))
+        .toEqual([false, false, false, false, false, false, false]);
+    });
+  });
+});

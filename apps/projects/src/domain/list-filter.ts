@@ -29,6 +29,13 @@ export interface ListFilter {
   minAccessLevel?: number;
   visibility?: VisibilityLevel;
   archived?: boolean;
+  /**
+   * GitLab 18's `active` (ProjectsFinder#by_active): `active` = not archived, not marked for deletion, and not in a group
+   * that is (or whose ancestor is) marked for deletion; `inactive` = any of those. A string, so that false filters too.
+   */
+  activity?: 'active' | 'inactive';
+  /** Only projects marked for deletion on this day (YYYY-MM-DD). */
+  markedForDeletionOn?: string;
   idAfter?: number;
   idBefore?: number;
   topics: string[];
@@ -111,6 +118,7 @@ export interface CountLowerBound {
 const FILTER_EFFECT: Record<keyof ListFilter, 'narrows' | 'widens' | 'none'> = {
   callerId: 'widens', readScope: 'none', groupAccess: 'widens', sharedWithGroupId: 'narrows', forkedFromProjectId: 'narrows',
   owned: 'narrows', membership: 'narrows', namespaceId: 'narrows', minAccessLevel: 'narrows', visibility: 'none', archived: 'none',
+  activity: 'narrows', markedForDeletionOn: 'narrows',
   idAfter: 'narrows', idBefore: 'narrows', topics: 'narrows', search: 'narrows', searchNamespaces: 'none', starredBy: 'narrows',
   lastActivityAfter: 'narrows', lastActivityBefore: 'narrows', issuesAvailable: 'narrows', mergeRequestsAvailable: 'narrows',
   none: 'narrows', repositoryStorage: 'narrows', customAttributes: 'narrows', similarityTo: 'none', orderBy: 'none', sort: 'none',
@@ -184,6 +192,20 @@ function walksFromIdBound(f: ListFilter): boolean {
 export function countsCallerProjectsAlone(f: ListFilter): boolean {
   if (!f.membership || f.visibility !== undefined || f.archived !== undefined) return false;
   return NARROWING.every((key) => key === 'membership' || !inUse(f[key]));
+}
+
+/** The `active` param as the listing filter reads it (unset: both). */
+export function activityOf(active: boolean | undefined): ListFilter['activity'] {
+  if (active === undefined) return undefined;
+  return active ? 'active' : 'inactive';
+}
+
+/** A YYYY-MM-DD that names a real day (the `marked_for_deletion_on` filter). */
+export function isCalendarDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
 export function readScopeOf(actor: Actor): ListFilter['readScope'] {

@@ -204,6 +204,9 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   // their statistics (plansAlikeForAnyValues), one text for each value of either.
   if (f.visibility) where.push(`p.visibility = ${visibilityLiteral(f.visibility)}`);
   if (f.archived !== undefined) where.push(f.archived ? 'p.archived' : 'NOT p.archived');
+  if (f.activity) where.push(activityWhere(f.activity));
+  // projects_marked_for_deletion_idx (0004).
+  if (f.markedForDeletionOn) where.push(`p.marked_for_deletion_on = ${bind(f.markedForDeletionOn)}::date`);
   if (f.idAfter) where.push(`p.id > ${bind(f.idAfter)}`);
   if (f.idBefore) where.push(`p.id < ${bind(f.idBefore)}`);
   if (f.topics.length) where.push(`p.topics_lower @> ${bind(f.topics.map((t) => t.toLowerCase()))}::text[]`);
@@ -232,6 +235,19 @@ function listWhere(f: ListFilter): { sql: string; values: unknown[]; callerProje
   }
   if (f.search) where.push(searchWhere(f.search, f.searchNamespaces, bind));
   return { sql: where.join(' AND '), values, callerProjects };
+}
+
+/**
+ * GitLab 18's `active` filter: the project neither archived nor marked for deletion, and its group (or an ancestor) not
+ * marked either; `inactive`, any of them. The marked groups' ids are read once (an InitPlan over the read model's
+ * partial index, 0025), so each alternative is a condition on `p`: archived (projects_archived_id_idx), marked
+ * (projects_marked_for_deletion_idx), in a marked group (the namespace index).
+ */
+function activityWhere(activity: 'active' | 'inactive'): string {
+  const markedGroups = 'ARRAY(SELECT ns.id FROM namespaces ns WHERE ns.self_or_ancestor_marked)';
+  return activity === 'active'
+    ? `(NOT p.archived AND p.marked_for_deletion_on IS NULL AND p.namespace_id <> ALL(${markedGroups}))`
+    : `(p.archived OR p.marked_for_deletion_on IS NOT NULL OR p.namespace_id = ANY(${markedGroups}))`;
 }
 
 /** A visibility as an SQL literal; anything but the three levels is refused, never written into SQL. */

@@ -89,6 +89,9 @@ describe('listing plans at 100,000 projects', () => {
     await pool.query(`INSERT INTO project_group_links (project_id, group_id, group_access) SELECT id, 1000000 + 1 + (id * 7) % $1::int, 30 FROM projects WHERE id % 50 = 0`, [NAMESPACES]);
     await pool.query(`INSERT INTO project_custom_attributes (project_id, key, value) SELECT id, 'tier', (ARRAY['gold', 'silver', 'bronze'])[1 + id % 3] FROM projects`);
     await pool.query(`INSERT INTO project_custom_attributes (project_id, key, value) SELECT id, 'owner', 'team-' || (id % 500) FROM projects`);
+    // A few groups marked for deletion (or under one) and projects marked themselves: the `active` filter's rows.
+    await pool.query('UPDATE namespaces SET self_or_ancestor_marked = true WHERE id % 97 = 0');
+    await pool.query('UPDATE projects SET marked_for_deletion_on = current_date - (id % 5)::int WHERE id % 1499 = 0');
     for (const t of ['project_custom_attributes', 'namespaces', 'projects', 'project_members', 'stars', 'project_forks', 'project_group_links']) await pool.query(`VACUUM ANALYZE ${t}`);
     // Statistics from every row, not a random 30,000-row sample: with sampled statistics the planner's estimate for the
     // search count flipped between runs (a projects_pkey scan reading 43,471 rows in some CI runs), so the assertions
@@ -157,6 +160,9 @@ describe('listing plans at 100,000 projects', () => {
     ['visibility=private', { visibility: 'private' }],
     ['archived=true', { archived: true }],
     ['archived=false', { archived: false }],
+    ['active=true', { activity: 'active' }],
+    ['active=false', { activity: 'inactive' }],
+    ['marked_for_deletion_on', { markedForDeletionOn: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10) }],
     ['id_after', { idAfter: 90_000 }],
     ['id_before', { idBefore: 1000 }],
     ['topic=t7', { topics: ['t7'] }],
