@@ -62,7 +62,9 @@ describe('listing plans at 100,000 projects', () => {
   beforeAll(async () => {
     const { databaseUrl } = infraFromEnv();
     await migrateProjects(databaseUrl, schema);
-    pool = createPool({ url: databaseUrl, schema, max: 4 });
+    // Seeding 100,000 projects with their indexes is one bulk statement per table: past the services' 30 s statement
+    // timeout on a busy machine (the suite runs test files side by side), within the hook's own limit.
+    pool = createPool({ url: databaseUrl, schema, max: 4, statementTimeoutMs: 170_000 });
     genericPool = createPool({ url: databaseUrl, schema, max: 1, genericPlans: true });
     await pool.query(
       `INSERT INTO namespaces (id, name, path, kind, full_path, version)
