@@ -1,4 +1,4 @@
-import { startStack, type RunningStack } from '@glp/testing';
+import { groupPermanentRemovalPath, startStack, type RunningStack } from '@glp/testing';
 
 /**
  * Groups, group members and namespaces over HTTP: REST → gateway → gRPC → identity → PostgreSQL. Each step checks the
@@ -330,17 +330,23 @@ describe('groups, members and namespaces through the gateway', () => {
     expect(await expectJson(await api('/namespaces', { as: null }), 401)).toEqual({ message: '401 Unauthorized' });
   });
 
-  it('deletes a group (202 Accepted), after which it and its subgroups are gone', async () => {
+  it('deletes a group (202 Accepted): marked for deletion as GitLab 18 does, then removed with its subgroups by permanently_remove', async () => {
     const denied = await api(`/groups/${open.id}`, { method: 'DELETE', as: 'dave' });
     expect(denied.status).toBe(403);
     const res = await api(`/groups/${open.id}`, { method: 'DELETE', as: 'alice' });
     expect(await expectJson(res, 202)).toEqual({ message: '202 Accepted' });
-    await expect404(await api(`/groups/${open.id}`, { as: 'alice' }), '404 Group Not Found');
+    // Marked, renamed, still readable until its deletion is due or it is removed for good.
+    const marked = await expectJson(await api(`/groups/${open.id}`, { as: 'alice' }), 200);
+    expect(marked).toMatchObject({ path: `open-deletion_scheduled-${open.id}`, marked_for_deletion_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
     await expect404(await api('/groups/open', { as: null }), '404 Group Not Found');
+    expect(await api(groupPermanentRemovalPath({ id: open.id, full_path: 'open' }), { method: 'DELETE', as: 'alice' })).toHaveProperty('status', 202);
+    await expect404(await api(`/groups/${open.id}`, { as: 'alice' }), '404 Group Not Found');
 
     expect(await expectJson(await api(`/groups/${top.id}`, { method: 'DELETE', as: 'alice' }), 202)).toEqual({ message: '202 Accepted' });
+    expect(await api(groupPermanentRemovalPath(top), { method: 'DELETE', as: 'alice' })).toHaveProperty('status', 202);
     await expect404(await api(`/groups/${top.id}`, { as: 'alice' }), '404 Group Not Found');
     await expect404(await api('/groups/team-a%2Fchild', { as: 'alice' }), '404 Group Not Found');
+    await expect404(await api(`/groups/team-a-deletion_scheduled-${top.id}%2Fchild`, { as: 'alice' }), '404 Group Not Found');
     expect(names(await expectJson(await api('/groups', { as: 'alice' }), 200))).toEqual([]);
     const namespaces = await expectJson(await api('/namespaces', { as: 'dave' }), 200);
     expect(names(namespaces)).toEqual(['dave']);
