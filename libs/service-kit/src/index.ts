@@ -13,4 +13,5 @@ export * from './request-cost';
 export * from './run-main';
 export * from './shutdown';
 export * from './auth-cache';
+export * from './client-streams';
 export * from './group-access-cache';
