@@ -41,15 +41,18 @@ export async function createBackup(opts: CreateBackupOptions): Promise<{ dir: st
   try {
     const files: BackupFileEntry[] = [];
     const snapshot = await DatabaseSnapshot.open(opts.databaseUrl);
-    let migrations: Awaited<ReturnType<DatabaseSnapshot['appliedMigrations']>>;
-    let records: Awaited<ReturnType<DatabaseSnapshot['repositories']>>;
-    let stored: Awaited<ReturnType<DatabaseSnapshot['storedFiles']>>;
+    let migrations!: Awaited<ReturnType<DatabaseSnapshot['appliedMigrations']>>;
+    let records!: Awaited<ReturnType<DatabaseSnapshot['repositories']>>;
+    let stored!: Awaited<ReturnType<DatabaseSnapshot['storedFiles']>>;
     try {
       const dump = dumpSchemas({ databaseUrl: opts.databaseUrl, binDir: opts.pgBinDir, snapshot: snapshot.id, schemas: SERVICES.map((s) => opts.schemas[s]), file: path.join(partial, DATABASE_FILE) });
-      [migrations, records, stored] = await Promise.all([
-        snapshot.appliedMigrations(opts.schemas), snapshot.repositories(opts.schemas['repo-admin']), snapshot.storedFiles(opts.schemas['repo-admin']),
-      ]);
-      await dump;
+      // Read while pg_dump runs (one connection: one query at a time); the dump failing wins over these.
+      const lists = (async () => {
+        migrations = await snapshot.appliedMigrations(opts.schemas);
+        records = await snapshot.repositories(opts.schemas['repo-admin']);
+        stored = await snapshot.storedFiles(opts.schemas['repo-admin']);
+      })();
+      await Promise.all([dump, lists]);
     } finally {
       await snapshot.close();
     }
