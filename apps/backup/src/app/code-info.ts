@@ -9,7 +9,9 @@ export const CODE_ROOT = path.resolve(__dirname, '../../../..');
 
 /** The code's version (package.json) and commit (GLP_COMMIT, else `git rev-parse HEAD` when it is a checkout). */
 export function codeVersion(): { version: string; commit: string } {
-  const version = (JSON.parse(readFileSync(path.join(CODE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  // The image keeps the workspaces' package.json, not the root's: both carry the release's version.
+  const manifest = [path.join(CODE_ROOT, 'package.json'), path.join(CODE_ROOT, 'apps/backup/package.json')].find((f) => existsSync(f))!;
+  const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
   let commit = process.env.GLP_COMMIT ?? '';
   if (!commit) {
     try {
