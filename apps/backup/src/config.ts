@@ -11,6 +11,11 @@ export const backupEnv = z.object({
   BACKUP_SCHEMAS: z.string().default(''),
   /** repo-admin's gRPC address (the repositories and files go through it: it owns the disk). */
   REPO_ADMIN_GRPC_ADDR: env.str('127.0.0.1:50054'),
+  /**
+   * The restored stack's topic prefix (its services' KAFKA_TOPIC_PREFIX): retained outbox rows are republished to its
+   * topics, whatever prefix the backed-up stack had.
+   */
+  KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   /** Where `backup` writes backups (one directory each). */
   BACKUP_DIR: env.str(path.resolve('.data/backups')),
   /** Repositories and files transferred at once. */

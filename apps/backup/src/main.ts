@@ -21,7 +21,7 @@ async function main(): Promise<void> {
       const dir = rest.find((a) => !a.startsWith('--'));
       const unknown = rest.filter((a) => a.startsWith('--') && a !== '--force');
       if (!dir || unknown.length) throw new RestoreRefused(USAGE);
-      const summary = await restoreBackup({ ...common, dir: path.resolve(dir), force: rest.includes('--force') });
+      const summary = await restoreBackup({ ...common, dir: path.resolve(dir), force: rest.includes('--force'), topicPrefix: config.KAFKA_TOPIC_PREFIX });
       process.stdout.write(`${JSON.stringify(summary)}\nrestored: restart every service of the stack before it takes traffic (caches)\n`);
     } else {
       throw new RestoreRefused(USAGE);

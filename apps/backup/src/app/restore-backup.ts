@@ -17,6 +17,8 @@ export interface RestoreBackupOptions {
   repoAdmin: RepoAdminBackupClient;
   concurrency: number;
   pgBinDir: string;
+  /** The restored stack's KAFKA_TOPIC_PREFIX: retained events are republished to its topics. */
+  topicPrefix: string;
   /** Restore onto a stack that already holds data (it is replaced). */
   force: boolean;
   logger: Logger;
@@ -83,7 +85,7 @@ export async function restoreBackup(opts: RestoreBackupOptions): Promise<Restore
   await restoreSchemas({ databaseUrl: opts.databaseUrl, binDir: opts.pgBinDir, file: path.join(opts.dir, DATABASE_FILE), renames: schemaRenames(manifest, opts.schemas) });
   const databaseDone = Date.now();
   for (const service of SERVICES) await migrate(service, opts.schemas[service], opts.databaseUrl, opts.env ?? process.env);
-  const republishedEvents = await republishOutboxes(opts.databaseUrl, opts.schemas);
+  const republishedEvents = await republishOutboxes(opts.databaseUrl, opts.schemas, opts.topicPrefix);
   const migrated = Date.now();
   opts.logger.info({ ms: migrated - verified, republishedEvents }, 'database restored and migrated');
 

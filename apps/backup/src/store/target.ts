@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { TOPICS, topicFor, type Aggregate } from '@glp/events';
 import type { SchemaMap } from '../domain/services';
 import { SERVICES } from '../domain/services';
 
@@ -39,14 +40,20 @@ export async function targetContents(databaseUrl: string, schemas: SchemaMap): P
 }
 
 /**
- * Marks every retained outbox row unpublished: the relays publish them again to the restored stack's topics, and each
- * consumer skips those its processed_events (restored from the same snapshot) already has. Returns the rows marked.
+ * Marks every retained outbox row unpublished, on the restored stack's topics (a row names the topic of the stack that
+ * wrote it: its prefix is replaced by `topicPrefix`): the relays publish them again, and each consumer skips those its
+ * processed_events (restored from the same snapshot) already has. Returns the rows marked.
  */
-export async function republishOutboxes(databaseUrl: string, schemas: SchemaMap): Promise<number> {
+export async function republishOutboxes(databaseUrl: string, schemas: SchemaMap, topicPrefix: string): Promise<number> {
+  const topics = Object.keys(TOPICS).map((a) => ({ base: TOPICS[a as Aggregate], target: topicFor(a as Aggregate, topicPrefix) }));
   return withClient(databaseUrl, async (c) => {
     let marked = 0;
     for (const service of SERVICES) {
       if (!(await tableExists(c, schemas[service], 'outbox'))) continue;
+      // Every row, published or not, names the source stack's topic.
+      for (const t of topics) {
+        await c.query(`UPDATE ${schemas[service]}.outbox SET topic = $1 WHERE topic <> $1 AND right(topic, length($2)) = $2`, [t.target, t.base]);
+      }
       const { rowCount } = await c.query(`UPDATE ${schemas[service]}.outbox SET published_at = NULL WHERE published_at IS NOT NULL`);
       marked += rowCount ?? 0;
       await c.query(`SELECT pg_notify($1, '')`, [`${schemas[service]}_outbox`]);

@@ -28,7 +28,7 @@ async function cli(args: string[], target: RunningStack, databaseUrl: string, ba
   const started = Date.now();
   const { stdout } = await run(process.execPath, [path.join(REPO_ROOT, 'apps/backup/dist/main.js'), ...args], {
     env: {
-      ...process.env, DATABASE_URL: databaseUrl, BACKUP_SCHEMAS: schemaSpec(target), REPO_ADMIN_GRPC_ADDR: target.grpcAddrs.repoAdmin, BACKUP_DIR: backupDir,
+      ...process.env, DATABASE_URL: databaseUrl, BACKUP_SCHEMAS: schemaSpec(target), REPO_ADMIN_GRPC_ADDR: target.grpcAddrs.repoAdmin, KAFKA_TOPIC_PREFIX: target.topicPrefix, BACKUP_DIR: backupDir,
       BACKUP_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'warn',
     },
     maxBuffer: 64 * 1024 * 1024,
