@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { Metadata, type ClientReadableStream, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import { repoAdminV1 } from '@glp/proto';
-import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorSigner, currentContext, fromGrpcError, REQUEST_ID_HEADER } from '@glp/service-kit';
+import { ACTOR_HEADER, ACTOR_SIGNATURE_HEADER, ActorSigner, currentContext, fromGrpcError, REQUEST_ID_HEADER, sendStreamed } from '@glp/service-kit';
 
 /** A stored file on its way to the client: what repo-admin said about it, then its bytes. */
 export interface DownloadedFile {
@@ -27,50 +26,6 @@ export interface UploadStreams {
 }
 
 type Part<T> = { part?: { $case: 'file'; value: T } | { $case: 'chunk'; value: Buffer } | undefined };
-
-/**
- * A client-streaming call: the first message, then one message per chunk of `body`, written only as fast as repo-admin
- * takes them (`drain`). Stops writing as soon as repo-admin answered (e.g. refused the caller, or the file grew beyond its
- * limit); a failing `body` (the HTTP client went away, a broken multipart body) cancels the call, so repo-admin drops
- * what it received.
- */
-function sendStreamed<Req, Res>(
-  start: (callback: (err: ServiceError | null, res?: Res) => void) => ClientWritableStream<Req>,
-  first: Req, body: AsyncIterable<Buffer>, chunk: (bytes: Buffer) => Req,
-): Promise<Res> {
-  return new Promise<Res>((resolve, reject) => {
-    let answered = false;
-    let wake: () => void = () => undefined;
-    const call = start((err, res) => {
-      answered = true;
-      wake();
-      if (err) reject(fromGrpcError(err));
-      else resolve(res!);
-    });
-    const write = async (message: Req) => {
-      if (answered) return;
-      if (call.write(message)) return;
-      await new Promise<void>((done) => {
-        wake = done;
-        once(call, 'drain').then(() => done(), () => done());
-      });
-    };
-    (async () => {
-      await write(first);
-      for await (const bytes of body) {
-        if (answered) break;
-        await write(chunk(bytes));
-      }
-      if (!answered) call.end();
-    })().catch((err: unknown) => {
-      if (!answered) {
-        answered = true;
-        call.cancel();
-        reject(err);
-      }
-    });
-  });
-}
 
 /** The first message of a download (the file) and a Readable of the bytes of the next ones. */
 async function received<Res extends Part<repoAdminV1.StoredFile>>(call: ClientReadableStream<Res>): Promise<DownloadedFile> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv } from '@glp/events';
+import { kafkaTopicEnv, outboxEnv } from '@glp/events';
 import {
   allowlistErrors, DEFAULT_DELETION_ADJOURNED_PERIOD, MAX_DELETION_ADJOURNED_PERIOD, MIN_DELETION_ADJOURNED_PERIOD, normalizeAllowlist,
 } from './domain/application-settings';
@@ -21,6 +21,7 @@ export const identityEnv = z.object({
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   /** Replication factor and min.insync.replicas of the topics this service creates (event and DLQ topics). */
   ...kafkaTopicEnv,
+  ...outboxEnv,
   /** The administrator's token. When unset, one is generated on first start and written to DATA_DIR/root-token. */
   GITLAB_ROOT_TOKEN: z.string().min(20, 'must be at least 20 characters').optional(),
   GITLAB_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
+import { kafkaTopicEnv, outboxEnv, processedEventsEnv } from '@glp/events';
 
 export const projectsEnv = z.object({
   ...commonServiceEnv,
@@ -25,6 +25,7 @@ export const projectsEnv = z.object({
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   /** Replication factor and min.insync.replicas of the topics this service creates (event and DLQ topics). */
   ...kafkaTopicEnv,
+  ...outboxEnv,
   ...processedEventsEnv,
   KAFKA_CONSUMER_GROUP: env.str('projects'),
   /**

@@ -1,5 +1,5 @@
 import { createPool, migrationPhase } from '@glp/db';
-import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, outboxRetention, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1 } from '@glp/proto';
 import {
   bindService, createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, startGrpcServer,
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const relay = new OutboxRelay({
     databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...outboxRetention(config),
   });
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());

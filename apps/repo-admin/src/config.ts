@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
+import { kafkaTopicEnv, outboxEnv, processedEventsEnv } from '@glp/events';
 
 export const repoAdminEnv = z.object({
   ...commonServiceEnv,
@@ -25,6 +25,7 @@ export const repoAdminEnv = z.object({
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
+  ...outboxEnv,
   ...processedEventsEnv,
   /** Empty: `repo-admin-<REPOSITORY_STORAGE>` (one group per storage: each storage's replica sees every event). */
   KAFKA_CONSUMER_GROUP: z.string().default(''),

@@ -1,5 +1,5 @@
 import { createPool, migrationPhase } from '@glp/db';
-import { EventConsumer, EventTypes, onEvent, OutboxRelay, processedEventsRetention, topicFor } from '@glp/events';
+import { EventConsumer, EventTypes, onEvent, OutboxRelay, outboxRetention, processedEventsRetention, topicFor } from '@glp/events';
 import { identityV1, projectsV1, pushRulesV1, repoAdminV1 } from '@glp/proto';
 import {
   createGrpcClient, createLogger, initMetrics, installShutdownHandlers, onShutdown, runMain, startGrpcServer, startMetricsServer,
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   const relay = new OutboxRelay({
     databaseUrl: config.DATABASE_URL, schema: config.DB_SCHEMA, brokers: config.KAFKA_BROKERS, logger,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR, minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+    ...outboxRetention(config),
   });
   await relay.start();
   onShutdown('outbox relay', () => relay.stop());

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { migrationEnv } from '@glp/db';
 import { commonServiceEnv, env, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv, processedEventsEnv } from '@glp/events';
+import { kafkaTopicEnv, outboxEnv, processedEventsEnv } from '@glp/events';
 
 export const webhookDispatcherEnv = z.object({
   ...commonServiceEnv,
@@ -20,6 +20,7 @@ export const webhookDispatcherEnv = z.object({
   KAFKA_BROKERS: env.list('127.0.0.1:9092'),
   KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only').default(''),
   ...kafkaTopicEnv,
+  ...outboxEnv,
   ...processedEventsEnv,
   /** Consumer group of its repo-admin/hooks/identity events consumer. */
   KAFKA_CONSUMER_GROUP: env.str('webhook-dispatcher'),

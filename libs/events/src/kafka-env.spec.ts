@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '@glp/service-kit';
-import { kafkaTopicEnv, processedEventsEnv, processedEventsRetention } from './kafka-env';
+import { kafkaTopicEnv, outboxEnv, outboxRetention, processedEventsEnv, processedEventsRetention } from './kafka-env';
 
 const schema = z.object({ ...kafkaTopicEnv });
 
@@ -34,5 +34,21 @@ describe('processedEventsEnv', () => {
     expect(processedEventsRetention(loadConfig(retention, { PROCESSED_EVENTS_RETENTION_DAYS: '0' })).processedEventsRetentionMs).toBe(0);
     expect(() => loadConfig(retention, { PROCESSED_EVENTS_RETENTION_DAYS: '-1' })).toThrow(/PROCESSED_EVENTS_RETENTION_DAYS/);
     expect(() => loadConfig(retention, { PROCESSED_EVENTS_PURGE_INTERVAL_MS: '10' })).toThrow(/PROCESSED_EVENTS_PURGE_INTERVAL_MS/);
+  });
+});
+
+describe('outboxEnv', () => {
+  const retention = z.object({ ...outboxEnv, ...processedEventsEnv });
+
+  it('keeps published rows 72 hours by default, below the processed_events retention, purged hourly', () => {
+    const config = loadConfig(retention, {});
+    expect(outboxRetention(config)).toEqual({ retentionMs: 72 * 3_600_000, purgeIntervalMs: 3_600_000 });
+    expect(outboxRetention(config).retentionMs).toBeLessThan(processedEventsRetention(config).processedEventsRetentionMs);
+  });
+
+  it('reads 0 as deleted once published and names a bad value', () => {
+    expect(outboxRetention(loadConfig(retention, { OUTBOX_RETENTION_HOURS: '0' })).retentionMs).toBe(0);
+    expect(() => loadConfig(retention, { OUTBOX_RETENTION_HOURS: '-1' })).toThrow(/OUTBOX_RETENTION_HOURS/);
+    expect(() => loadConfig(retention, { OUTBOX_PURGE_INTERVAL_MS: '10' })).toThrow(/OUTBOX_PURGE_INTERVAL_MS/);
   });
 });

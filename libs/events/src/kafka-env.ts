@@ -25,3 +25,20 @@ export const processedEventsEnv = {
 export function processedEventsRetention(c: { PROCESSED_EVENTS_RETENTION_DAYS: number; PROCESSED_EVENTS_PURGE_INTERVAL_MS: number }) {
   return { processedEventsRetentionMs: c.PROCESSED_EVENTS_RETENTION_DAYS * 24 * 3600 * 1000, processedEventsPurgeIntervalMs: c.PROCESSED_EVENTS_PURGE_INTERVAL_MS };
 }
+
+/**
+ * Environment fields of a service's OutboxRelay: how long published outbox rows are kept (for backups: a restore
+ * republishes them and consumers skip those they already applied) and how often older ones are deleted.
+ */
+export const outboxEnv = {
+  OUTBOX_RETENTION_HOURS: env.int(72, 0, 24 * 3650),
+  OUTBOX_PURGE_INTERVAL_MS: env.int(3600_000, 1000),
+};
+
+/**
+ * The OutboxRelay options of outboxEnv. A retained event must still be deduplicated when a restore republishes it, so
+ * the retention must stay below the consumers' processed_events retention (PROCESSED_EVENTS_RETENTION_DAYS, 14 days).
+ */
+export function outboxRetention(c: { OUTBOX_RETENTION_HOURS: number; OUTBOX_PURGE_INTERVAL_MS: number }) {
+  return { retentionMs: c.OUTBOX_RETENTION_HOURS * 3600 * 1000, purgeIntervalMs: c.OUTBOX_PURGE_INTERVAL_MS };
+}

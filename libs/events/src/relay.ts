@@ -43,10 +43,17 @@ export interface OutboxRelayOptions extends KafkaSource, TopicSettings, RelayCon
   sendTimeoutMs?: number;
   /** Topics to create up front (those met in the outbox are created on first use anyway). */
   topics?: string[];
+  /**
+   * How long published rows stay in the outbox (default 0: deleted at once), so that a backup holds the events some
+   * consumer may not have applied yet (`outboxRetention`); shorter than the consumers' processed_events retention.
+   */
+  retentionMs?: number;
+  /** How often the leader deletes published rows older than retentionMs (default 3600000 ms). */
+  purgeIntervalMs?: number;
 }
 
 export interface RelayStats {
-  /** Outbox rows acknowledged by Kafka and deleted (committed). */
+  /** Outbox rows acknowledged by Kafka and marked published (or deleted, without retention) (committed). */
   published: number;
   /** Batches acknowledged and committed. */
   batches: number;
@@ -54,6 +61,8 @@ export interface RelayStats {
   failures: number;
   /** Rows Kafka refused for their size, even alone: produced to "<topic>.dlq" and deleted. */
   deadLettered: number;
+  /** Published rows deleted by the retention purge. */
+  purged: number;
   /** True while this relay holds the schema's relay lock (false as soon as its connection fails). */
   leader: boolean;
   /** Times this relay became the leader. */
@@ -87,8 +96,9 @@ class PublishError extends Error {
  *
  * Fencing: every batch runs on that same connection, in one transaction:
  *   BEGIN → prove the lock (RelayLock.verify: this session, the pid that took it)
- *   → SELECT … ORDER BY id LIMIT n FOR UPDATE → produce (acks=all, idempotent, one request
- *   in flight) → DELETE those ids → COMMIT.
+ *   → SELECT … WHERE published_at IS NULL ORDER BY id LIMIT n FOR UPDATE → produce (acks=all, idempotent, one
+ *   request in flight) → mark those ids published (or DELETE them, without retention) → COMMIT. Published rows are kept
+ *   `retentionMs` for backups (a restore republishes them; consumers skip those they applied) and then purged by the leader.
  * If the lock session dies at any point, its transaction aborts and the rows stay for the
  * next lock holder, which republishes them: duplicates come only from that one
  * unacknowledged batch, and per-key order holds. A failed publish rolls back and is retried
@@ -104,10 +114,10 @@ class PublishError extends Error {
  * events of one aggregate (one message key, one partition) keep their order.
  */
 export class OutboxRelay {
-  readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, deadLettered: 0, leader: false, leaderships: 0, lockLost: 0 };
+  readonly stats: RelayStats = { published: 0, batches: 0, failures: 0, deadLettered: 0, purged: 0, leader: false, leaderships: 0, lockLost: 0 };
 
   private readonly opts: Required<
-    Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBatchBytes' | 'lockRetryMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'sendTimeoutMs'>
+    Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBatchBytes' | 'lockRetryMs' | 'backoffInitialMs' | 'backoffMaxMs' | 'sendTimeoutMs' | 'retentionMs' | 'purgeIntervalMs'>
   >;
   private readonly timeouts: RelayConnectionTimeouts;
   private readonly schema: string;
@@ -140,6 +150,8 @@ export class OutboxRelay {
       backoffInitialMs: options.backoffInitialMs ?? 500,
       backoffMaxMs: options.backoffMaxMs ?? 5000,
       sendTimeoutMs: options.sendTimeoutMs ?? 10000,
+      retentionMs: options.retentionMs ?? 0,
+      purgeIntervalMs: options.purgeIntervalMs ?? 3600_000,
     };
     this.timeouts = relayConnectionTimeouts(options, this.opts.sendTimeoutMs);
     this.batchLimit = this.opts.batchSize;
@@ -232,11 +244,34 @@ export class OutboxRelay {
   /** While leader: drain now, then on each notification / poll tick, until stopped or the connection or the lock is lost (throws). */
   private async lead(client: Client, lock: RelayLock, lost: () => Error | undefined): Promise<void> {
     this.wakeup.notify();
+    let lastPurge = 0;
     while (!this.stopped && !lost()) {
       await this.wakeup.wait(this.opts.pollIntervalMs, this.abort.signal);
       if (this.stopped || lost()) return;
       await this.drain(client, lock, lost);
+      if (this.opts.retentionMs > 0 && Date.now() - lastPurge >= this.opts.purgeIntervalMs) {
+        lastPurge = Date.now();
+        await this.purge(client, lost);
+      }
     }
+  }
+
+  /** Deletes published rows older than the retention, oldest first, in small statements so publishing never waits long. */
+  private async purge(client: Client, lost: () => Error | undefined): Promise<void> {
+    let deleted = 0;
+    while (!this.stopped && !lost()) {
+      const { rowCount } = await client.query(
+        `DELETE FROM ${this.schema}.outbox WHERE id IN (
+           SELECT id FROM ${this.schema}.outbox
+           WHERE published_at IS NOT NULL AND published_at < now() - make_interval(secs => $1::double precision / 1000)
+           ORDER BY published_at LIMIT $2)`,
+        [this.opts.retentionMs, PURGE_BATCH_ROWS],
+      );
+      deleted += rowCount ?? 0;
+      if ((rowCount ?? 0) < PURGE_BATCH_ROWS) break;
+    }
+    this.stats.purged += deleted;
+    if (deleted) this.log.info({ deleted, retentionMs: this.opts.retentionMs }, 'deleted published outbox rows past their retention');
   }
 
   /** Publishes batches until the outbox is empty; a Kafka failure backs off and retries the same rows; any other failure throws. */
@@ -279,7 +314,7 @@ export class OutboxRelay {
       await lock.verify();
       const limit = this.batchLimit;
       const { rows: selected } = await client.query<OutboxRow>(
-        `SELECT id, topic, message_key, event_id, event_type, payload FROM ${this.schema}.outbox ORDER BY id LIMIT $1 FOR UPDATE`,
+        `SELECT id, topic, message_key, event_id, event_type, payload FROM ${this.schema}.outbox WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE`,
         [limit],
       );
       const rows = withinBytes(selected, this.opts.maxBatchBytes);
@@ -311,7 +346,9 @@ export class OutboxRelay {
         await this.deadLetter(lock, rows[0], refusal);
         deadLettered = true;
       }
-      await client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      const ids = rows.map((r) => r.id);
+      if (this.opts.retentionMs > 0) await client.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE id = ANY($1::bigint[])`, [ids]);
+      else await client.query(`DELETE FROM ${this.schema}.outbox WHERE id = ANY($1::bigint[])`, [ids]);
       await client.query('COMMIT');
       open = false;
 
@@ -414,6 +451,9 @@ export class OutboxRelay {
     if (producer) await producer.disconnect().catch(() => undefined);
   }
 }
+
+/** Published rows deleted per statement by the retention purge. */
+const PURGE_BATCH_ROWS = 1000;
 
 /** The first rows whose keys and values fit `maxBytes` together; at least one. */
 function withinBytes(rows: OutboxRow[], maxBytes: number): OutboxRow[] {

@@ -14,5 +14,6 @@ export * from './run-main';
 export * from './shutdown';
 export * from './auth-cache';
 export * from './code-access';
+export * from './client-streams';
 export * from './group-access-cache';
 export * from './deletion-schedule';

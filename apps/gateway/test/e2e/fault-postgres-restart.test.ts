@@ -80,7 +80,7 @@ describe('PostgreSQL restarted under load', () => {
     // every outbox drains.
     const s = stack.schemas;
     await eventually(async () => {
-      const { rows } = await pool.query(`SELECT (SELECT count(*) FROM ${s.projects}.outbox) + (SELECT count(*) FROM ${s.identity}.outbox) AS waiting`);
+      const { rows } = await pool.query(`SELECT (SELECT count(*) FROM ${s.projects}.outbox WHERE published_at IS NULL) + (SELECT count(*) FROM ${s.identity}.outbox WHERE published_at IS NULL) AS waiting`);
       return Number(rows[0].waiting) === 0;
     }, 30_000, 200);
     const created = await apiOf(stack).post('/projects', { name: 'after-restart' });

@@ -195,7 +195,7 @@ describe('projects through the gateway', () => {
       const deadline = Date.now() + 15000;
       let left = -1;
       while (Date.now() < deadline) {
-        left = (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.outbox`)).rows[0].n;
+        left = (await pool.query(`SELECT count(*)::int AS n FROM ${stack.schemas.projects}.outbox WHERE published_at IS NULL`)).rows[0].n;
         if (left === 0) break;
         await new Promise((r) => setTimeout(r, 100));
       }

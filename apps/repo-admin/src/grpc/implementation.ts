@@ -6,10 +6,11 @@ import { repoAdminService } from './repo-admin-service';
 import { unaryDefinition } from './server-stream';
 import { snapshotStream } from './snapshot-stream';
 import { uploadStreams } from './upload-streams';
+import { backupStreams } from './backup-streams';
 
 /**
  * RepoAdminService for the gRPC server: the unary methods through service-kit's `bindService`, each streaming method
- * bound on its own (GetSnapshot, the upload and avatar streams). Every method of the proto has a handler here: grpc-js
+ * bound on its own (GetSnapshot, the upload and avatar streams, the backup streams). Every method of the proto has a handler here: grpc-js
  * refuses to start a server missing one.
  */
 export function repoAdminImplementation(deps: RepoAdminDeps, opts: { actorSecret: string; logger: Logger }): UntypedServiceImplementation {
@@ -17,5 +18,6 @@ export function repoAdminImplementation(deps: RepoAdminDeps, opts: { actorSecret
     ...bindService(unaryDefinition(repoAdminV1.RepoAdminServiceService), repoAdminService(deps), opts),
     getSnapshot: snapshotStream(deps, opts) as UntypedServiceImplementation[string],
     ...(uploadStreams(deps, opts) as UntypedServiceImplementation),
+    ...(backupStreams(deps, opts) as UntypedServiceImplementation),
   };
 }

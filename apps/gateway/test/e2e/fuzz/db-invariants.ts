@@ -47,7 +47,7 @@ const copiedFor = (name: string, schema: keyof StackSchemas, table: string, wher
 
 const outboxStuck = (schema: keyof StackSchemas): Invariant => ({
   name: `${schema} outbox row older than ${OUTBOX_MAX_AGE} (relay stuck)`,
-  sql: (s) => `SELECT id FROM ${s[schema]}.outbox WHERE created_at < now() - interval '${OUTBOX_MAX_AGE}'`,
+  sql: (s) => `SELECT id FROM ${s[schema]}.outbox WHERE published_at IS NULL AND created_at < now() - interval '${OUTBOX_MAX_AGE}'`,
   violate: (s) => [`INSERT INTO ${s[schema]}.outbox (id, topic, created_at) VALUES (-1, 'x', now() - interval '1 minute')`],
 });
 
@@ -135,7 +135,7 @@ export async function brokenInvariants(pool: Pool | ClientBase, schemas: StackSc
 export async function settledOutboxes(pool: Pool, schemas: StackSchemas, stableMs = 1500, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let since = Date.now();
-  const count = Object.values(schemas).map((s) => `(SELECT count(*) FROM ${s}.outbox)`).join(' + ');
+  const count = Object.values(schemas).map((s) => `(SELECT count(*) FROM ${s}.outbox WHERE published_at IS NULL)`).join(' + ');
   for (;;) {
     const { rows } = await pool.query<{ n: number }>(`SELECT (${count})::int AS n`);
     if (rows[0]!.n > 0) since = Date.now();

@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 
 export type RowCounts = Record<string, number>;
 
+/** Row counts; an outbox counts its unpublished rows (published ones stay for the retention window, for backups). */
 export async function rowCounts(pool: Pool, schemas: readonly string[]): Promise<RowCounts> {
   const { rows: tables } = await pool.query<{ name: string }>(
     `SELECT format('%I.%I', table_schema, table_name) AS name FROM information_schema.tables
@@ -11,7 +12,7 @@ export async function rowCounts(pool: Pool, schemas: readonly string[]): Promise
     [schemas],
   );
   if (tables.length === 0) throw new Error(`no tables in ${schemas.join(', ')}`);
-  const select = tables.map((t, i) => `(SELECT count(*)::int FROM ${t.name}) AS c${i}`).join(', ');
+  const select = tables.map((t, i) => `(SELECT count(*)::int FROM ${t.name}${t.name.endsWith('.outbox') ? ' WHERE published_at IS NULL' : ''}) AS c${i}`).join(', ');
   const { rows } = await pool.query<Record<string, number>>(`SELECT ${select}`);
   return Object.fromEntries(tables.map((t, i) => [t.name, rows[0]![`c${i}`]!]));
 }
