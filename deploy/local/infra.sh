@@ -153,7 +153,7 @@ pg_configure() { # returns via globals: PG_CONF_CHANGED, PG_NEEDS_RESTART
     sed -i '1i # local-infra: trust\nlocal all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$PG_HBA"
     PG_CONF_CHANGED=1
   fi
-  # Sandbox settings in conf.d (included by Debian's postgresql.conf; zz- sorts last).
+  # PG_SETTINGS in conf.d (included by Debian's postgresql.conf; zz- sorts last).
   local want_conf s
   want_conf="# managed by deploy/local/infra.sh (PG_DURABILITY=$PG_DURABILITY)"$'\n'
   for s in "${PG_SETTINGS[@]}"; do want_conf+="${s%%=*} = ${s#*=}"$'\n'; done
