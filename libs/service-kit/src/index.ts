@@ -17,3 +17,4 @@ export * from './code-access';
 export * from './client-streams';
 export * from './group-access-cache';
 export * from './deletion-schedule';
+export * from './periodic-task';

@@ -1,6 +1,6 @@
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '@glp/db';
 import {
-  forbidden, invalid, notFound, originalIdentifiers, randomAlphanumeric, rejected, restoredIdentifiers, scheduledIdentifier, systemActor,
+  forbidden, invalid, notFound, originalIdentifiers, randomAlphanumeric, rejected, restoredIdentifiers, scheduledIdentifier, startPeriodicTask, systemActor,
   type Actor, type FieldErrors, type Logger,
 } from '@glp/service-kit';
 import { ACCESS } from '../domain/access-levels';
@@ -300,17 +300,5 @@ export async function removeDueGroups(deps: GroupsDeps, batch = 50): Promise<num
 
 /** Runs `removeDueGroups` every `intervalMs` until stopped; failures are logged and retried. */
 export function startGroupRemoval(deps: GroupsDeps, logger: Logger, intervalMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = removeDueGroups(deps)
-      .then((n) => n && logger.info({ removed: n }, 'removed groups marked for deletion'))
-      .catch((err: unknown) => logger.warn({ err }, 'group removal failed; retrying'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask('group removal', () => removeDueGroups(deps).then((n) => n && logger.info({ removed: n }, 'removed groups marked for deletion')), logger, intervalMs);
 }

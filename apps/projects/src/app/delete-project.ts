@@ -1,6 +1,6 @@
 import { isUniqueViolation, withTransaction, type PoolClient } from '@glp/db';
 import type { projectsV1 } from '@glp/proto';
-import { forbidden, invalid, randomAlphanumeric, rejected, systemActor, type Actor, type Logger } from '@glp/service-kit';
+import { forbidden, invalid, randomAlphanumeric, rejected, startPeriodicTask, systemActor, type Actor, type Logger } from '@glp/service-kit';
 import {
   canRemoveProject, decideDeletion, originalIdentifiers, restoredIdentifiers, scheduledIdentifier,
 } from '../domain/deletion-rules';
@@ -127,17 +127,5 @@ export async function purgeDueProjects(deps: ProjectsDeps, batch = 50): Promise<
 
 /** Runs `purgeDueProjects` every `intervalMs` until stopped; failures are logged and retried. */
 export function startDeletionPurge(deps: ProjectsDeps, logger: Logger, intervalMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = purgeDueProjects(deps)
-      .then((n) => n && logger.info({ purged: n }, 'purged projects marked for deletion'))
-      .catch((err: unknown) => logger.warn({ err }, 'project purge failed; retrying'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask('project purge', () => purgeDueProjects(deps).then((n) => n && logger.info({ purged: n }, 'purged projects marked for deletion')), logger, intervalMs);
 }
