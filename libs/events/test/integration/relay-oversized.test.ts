@@ -2,7 +2,7 @@
 // is split, a single record refused alone goes to "<topic>.dlq" with the reason and leaves the outbox, and the rows
 // after it are published. Other refusals are still retried, never dead-lettered. appendEvent refuses an
 // event beyond MAX_EVENT_BYTES in the caller's transaction.
-import { ConfigResourceTypes, type KafkaMessage } from 'kafkajs';
+import { ConfigResourceTypes, type Kafka, type KafkaMessage, type Producer, type ProducerBatch } from 'kafkajs';
 import { projectEventsV1 } from '@glp/proto';
 import { withTransaction } from '@glp/db';
 import { eventsCounter } from '@glp/service-kit';
@@ -77,9 +77,36 @@ async function counted(stage: string, topic: string): Promise<number> {
   return metric.values.find((v) => v.labels.stage === stage && v.labels.topic === topic)?.value ?? 0;
 }
 
-function startRelay(): OutboxRelay {
+/**
+ * h.kafka, except that its producers stamp every record `ageMs` in the past: the broker then judges a record's age
+ * the same way on every attempt (a record stamped "now" may reach the broker within the same millisecond).
+ */
+function kafkaStampingAgo(ageMs: number): Kafka {
+  const stamp = (batch: ProducerBatch): ProducerBatch => ({
+    ...batch,
+    topicMessages: batch.topicMessages?.map((tm) => ({
+      ...tm, messages: tm.messages.map((m) => ({ ...m, timestamp: String(Date.now() - ageMs) })),
+    })),
+  });
+  return new Proxy(h.kafka, {
+    get(target, prop, receiver) {
+      if (prop !== 'producer') return Reflect.get(target, prop, receiver);
+      return (...args: Parameters<Kafka['producer']>): Producer => {
+        const producer = target.producer(...args);
+        return new Proxy(producer, {
+          get(p, key, r) {
+            if (key === 'sendBatch') return (batch: ProducerBatch) => p.sendBatch(stamp(batch));
+            return Reflect.get(p, key, r);
+          },
+        });
+      };
+    },
+  });
+}
+
+function startRelay(kafka: Kafka = h.kafka): OutboxRelay {
   const relay = new OutboxRelay({
-    databaseUrl: h.databaseUrl, schema: h.schema, kafka: h.kafka, logger: h.logger, pollIntervalMs: 200, backoffInitialMs: 100, backoffMaxMs: 500,
+    databaseUrl: h.databaseUrl, schema: h.schema, kafka, logger: h.logger, pollIntervalMs: 200, backoffInitialMs: 100, backoffMaxMs: 500,
   });
   relays.push(relay);
   void relay.start();
@@ -142,11 +169,12 @@ it('splits a batch the topic refuses as a whole and publishes every record of it
 
 it('keeps retrying a refusal that is not about size, dead-letters nothing, and publishes once the topic takes the record', async () => {
   const topic = `${h.topic}.timestamps`;
-  // Every record is older than the topic accepts: INVALID_TIMESTAMP, a refusal the relay must not treat as final.
-  await createTopic(topic, [{ name: 'message.timestamp.before.max.ms', value: '0' }]);
+  // Every record (stamped a minute ago) is older than the topic accepts: INVALID_TIMESTAMP, a refusal the relay must
+  // not treat as final.
+  await createTopic(topic, [{ name: 'message.timestamp.before.max.ms', value: '1000' }]);
   await outbox(topic, [envelopeOf(7)]);
 
-  const relay = startRelay();
+  const relay = startRelay(kafkaStampingAgo(60_000));
   await eventually(async () => relay.stats.failures >= 2, 30000);
   expect(relay.stats).toMatchObject({ published: 0, deadLettered: 0 });
   expect(await count(h.pool, 'SELECT 1 FROM outbox')).toBe(1);
