@@ -48,8 +48,12 @@ export const repoAdminEnv = z.object({
   GIT_REPOSITORY_WAIT_MS: env.int(10_000, 0, 120_000),
   /** How often the job worker looks for work when no notification came. */
   JOB_POLL_MS: env.int(1000, 50),
-  /** Repository jobs at once per process (imports and mirror updates never take the last slot), and each kind's time limit. */
+  /**
+   * Fork copies, imports, mirror updates and housekeeping at once per process (imports and mirror updates never take the
+   * last slot); creates and removals at once beside them; each kind's time limit.
+   */
   JOB_CONCURRENCY: env.int(4, 1, 64),
+  JOB_QUICK_CONCURRENCY: env.int(8, 1, 64),
   JOB_TIME_LIMIT_MS: env.int(120_000, 1000),
   JOB_SLOW_TIME_LIMIT_MS: env.int(30 * 60_000, 1000),
   JOB_MAX_ATTEMPTS: env.int(5, 1, 100),

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     pool, identity, projects, pushRules, topic: topicFor('repo-admin', config.KAFKA_TOPIC_PREFIX), logger, storage: config.REPOSITORY_STORAGE,
     remoteRules: { allowLocalNetwork: config.IMPORT_ALLOW_LOCAL_NETWORK, allowlist: config.IMPORT_URL_ALLOWLIST },
     storageRoot: storageRoot(config), git: { gitBin: config.GIT_BIN, timeoutMs: config.GIT_TIMEOUT_MS },
-    jobs: { concurrency: config.JOB_CONCURRENCY, quickTimeLimitMs: config.JOB_TIME_LIMIT_MS, slowTimeLimitMs: config.JOB_SLOW_TIME_LIMIT_MS },
+    jobs: { concurrency: config.JOB_CONCURRENCY, quickConcurrency: config.JOB_QUICK_CONCURRENCY, quickTimeLimitMs: config.JOB_TIME_LIMIT_MS, slowTimeLimitMs: config.JOB_SLOW_TIME_LIMIT_MS },
     jobMaxAttempts: config.JOB_MAX_ATTEMPTS, mirrorIntervalMs: config.MIRROR_INTERVAL_MS,
     maxAttachmentBytes: attachmentLimitBytes(config.MAX_ATTACHMENT_SIZE),
     repositoryWaitMs: config.GIT_REPOSITORY_WAIT_MS,

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { Consumer, EachMessagePayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, EachMessagePayload, KafkaMessage, Kafka } from 'kafkajs';
 import { withTransaction } from '@glp/db';
 import { eventsCounter, type Logger } from '@glp/service-kit';
 import { Backoff, sleep } from './backoff';
@@ -54,6 +54,11 @@ export interface EventConsumerOptions extends KafkaSource, TopicSettings {
   /** Payload types to decode besides EventTypes and those of onEvent() handlers. */
   payloadTypes?: PayloadType<unknown>[];
   clientId?: string;
+  /**
+   * Consecutive events of a fetched batch handled in one transaction (default 100; 1: one transaction per event). One
+   * commit, and so one sync of the database's log, for many events is what lets a consumer keep up with a burst.
+   */
+  maxEventsPerTransaction?: number;
   /** Backoff between attempts of a failing handler (default 200 ms doubling to 5000 ms). */
   retryInitialMs?: number;
   retryMaxMs?: number;
@@ -106,12 +111,21 @@ class ConsumerStoppingError extends Error {
 type Outcome = 'processed' | 'duplicates';
 type Where = { topic: string; partition: number; offset: string };
 
+/** A fetched message, decoded: an event with its handler, one without a handler, or bytes that are no event. */
+type Prepared =
+  | { kind: 'handled'; where: Where; handler: EventHandler; envelope: EventEnvelope; payload: unknown }
+  | { kind: 'unhandled'; where: Where; envelope: EventEnvelope }
+  | { kind: 'invalid'; where: Where; message: KafkaMessage; error: unknown };
+type HandledEvent = Extract<Prepared, { kind: 'handled' }>;
+
 /**
- * An idempotent Kafka consumer: for every message with a handler, ONE transaction records
- * (consumer, event_id) in processed_events and runs the handler with the same client.
+ * An idempotent Kafka consumer: for every message with a handler, the transaction that records
+ * (consumer, event_id) in processed_events runs the handler with the same client. Consecutive events of a fetched
+ * batch share one transaction (up to maxEventsPerTransaction), in offset order; the offsets move once it commits.
  * An already-recorded event is skipped; an event type without a handler is skipped and NOT
  * recorded (a handler added later processes it after an offset reset).
- * A failing handler is rolled back and retried with backoff; the offset never moves past it.
+ * A failing handler is rolled back and retried with backoff, its events then one transaction each so that those before
+ * the failing one go on; the offset never moves past it.
  * A message that cannot be decoded is produced to "<topic>.dlq" (original key and bytes,
  * DLQ_HEADERS) before the offset moves past it; a failed DLQ produce is retried likewise.
  */
@@ -169,7 +183,7 @@ export class EventConsumer {
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: this.options.topics, fromBeginning: this.options.fromBeginning ?? false });
-      await consumer.run({ eachMessage: (p) => this.handleMessage(p) });
+      await consumer.run({ eachBatchAutoResolve: false, eachBatch: (p) => this.handleBatch(p) });
     } catch (err) {
       await this.teardown();
       throw err;
@@ -239,7 +253,46 @@ export class EventConsumer {
     }
   }
 
-  private async handleMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+  /**
+   * Handles a fetched batch in offset order: runs of handled events in one transaction each (flushed before anything
+   * else and at maxEventsPerTransaction), marking offsets consumed only once their transaction committed.
+   */
+  private async handleBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const max = Math.max(1, this.options.maxEventsPerTransaction ?? 100);
+    let run: HandledEvent[] = [];
+    const flush = async () => {
+      if (!run.length) return;
+      const events = run;
+      run = [];
+      await this.handleEvents(events, heartbeat);
+      resolveOffset(events[events.length - 1]!.where.offset);
+      await commitOffsetsIfNecessary();
+      await heartbeat();
+    };
+    for (const message of batch.messages) {
+      if (!isRunning() || isStale()) break;
+      const prepared = this.prepare(batch.topic, batch.partition, message);
+      if (prepared.kind === 'handled') {
+        run.push(prepared);
+        if (run.length >= max) await flush();
+        continue;
+      }
+      await flush();
+      if (prepared.kind === 'invalid') {
+        // Not retryable: the same bytes never decode. Park them in the DLQ rather than block the partition.
+        await this.deadLetter({ topic: batch.topic, partition: batch.partition, message, heartbeat }, prepared.error);
+      } else {
+        this.stats.skipped++;
+        eventsCounter.inc({ stage: 'skipped', topic: batch.topic });
+        this.log.debug({ eventType: prepared.envelope.eventType, eventId: prepared.envelope.eventId, ...prepared.where }, 'no handler; event skipped (not recorded)');
+      }
+      resolveOffset(message.offset);
+    }
+    if (isRunning() && !isStale()) await flush();
+    await heartbeat();
+  }
+
+  private prepare(topic: string, partition: number, message: KafkaMessage): Prepared {
     const where: Where = { topic, partition, offset: message.offset };
     let envelope: EventEnvelope;
     let payload: unknown;
@@ -248,35 +301,58 @@ export class EventConsumer {
       envelope = decodeEnvelope(message.value);
       const type = envelope.payload ? this.payloadTypeOf(envelope.payload.typeUrl) : undefined;
       payload = type ? unpackPayload(envelope, type) : undefined;
-    } catch (err) {
-      // Not retryable: the same bytes never decode. Park them in the DLQ rather than block the partition.
-      return this.deadLetter({ topic, partition, message, heartbeat }, err);
+    } catch (error) {
+      return { kind: 'invalid', where, message, error };
     }
-
     const handler = Object.hasOwn(this.options.handlers, envelope.eventType) ? this.options.handlers[envelope.eventType] : undefined;
-    if (!handler) {
-      this.stats.skipped++;
-      eventsCounter.inc({ stage: 'skipped', topic });
-      this.log.debug({ eventType: envelope.eventType, eventId: envelope.eventId, ...where }, 'no handler; event skipped (not recorded)');
-      return;
-    }
+    return handler ? { kind: 'handled', where, handler, envelope, payload } : { kind: 'unhandled', where, envelope };
+  }
 
+  /**
+   * Consecutive handled events: one transaction for all of them; if it fails, each in its own transaction, retried until
+   * it commits (the failed attempt counts as one of the failing event's).
+   */
+  private async handleEvents(events: HandledEvent[], heartbeat: EachMessagePayload['heartbeat']): Promise<void> {
+    if (events.length > 1) {
+      try {
+        const outcomes = await withTransaction(this.options.pool, async (client) => {
+          const out: Outcome[] = [];
+          for (const e of events) out.push(await this.process(client, e.handler, e.envelope, e.payload, e.where));
+          return out;
+        });
+        outcomes.forEach((outcome, i) => this.count(outcome, events[i]!.where.topic));
+        return;
+      } catch (err) {
+        const first = events[0]!;
+        this.stats.failures++;
+        eventsCounter.inc({ stage: 'failed', topic: first.where.topic });
+        this.log.warn(
+          { err, events: events.length, ...first.where, lastOffset: events[events.length - 1]!.where.offset },
+          'event handler failed in a batch; rolled back, retrying its events one at a time',
+        );
+      }
+    }
+    for (const e of events) await this.handleEvent(e, heartbeat);
+  }
+
+  private async handleEvent({ handler, envelope, payload, where }: HandledEvent, heartbeat: EachMessagePayload['heartbeat']): Promise<void> {
     await this.retryUntilDone(
       heartbeat,
-      async () => {
-        const outcome = await withTransaction(this.options.pool, (client) => this.process(client, handler, envelope, payload, where));
-        this.stats[outcome]++;
-        eventsCounter.inc({ stage: outcome === 'processed' ? 'consumed' : 'duplicate', topic });
-      },
+      async () => this.count(await withTransaction(this.options.pool, (client) => this.process(client, handler, envelope, payload, where)), where.topic),
       (err, attempt, retryInMs) => {
         this.stats.failures++;
-        eventsCounter.inc({ stage: 'failed', topic });
+        eventsCounter.inc({ stage: 'failed', topic: where.topic });
         this.log.warn(
           { err, attempt, retryInMs, eventId: envelope.eventId, eventType: envelope.eventType, ...where },
           'event handler failed; rolled back, will retry',
         );
       },
     );
+  }
+
+  private count(outcome: Outcome, topic: string): void {
+    this.stats[outcome]++;
+    eventsCounter.inc({ stage: outcome === 'processed' ? 'consumed' : 'duplicate', topic });
   }
 
   /** Produces an undecodable message to its DLQ, retrying until it is there (or we stop); only then may the offset move on. */

@@ -25,7 +25,7 @@ export interface RepoAdminDeps {
   storageRoot: string;
   storage: string;
   logger: Logger;
-  /** Repository jobs at once per process, and their kinds' time limits (JOB_CONCURRENCY, JOB_*TIME_LIMIT_MS). */
+  /** Repository jobs at once per process, and their kinds' time limits (JOB_CONCURRENCY, JOB_QUICK_CONCURRENCY, JOB_*TIME_LIMIT_MS). */
   jobs: JobCapacity;
   jobMaxAttempts: number;
   /** Time between scheduled pull-mirror updates (GitLab's mirror interval). */

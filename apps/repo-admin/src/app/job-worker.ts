@@ -6,8 +6,8 @@ import type { RepoAdminDeps } from './deps';
 import { runJob } from './repository-jobs';
 
 /**
- * Runs repository jobs, up to `deps.jobs.concurrency` at once: claims due jobs while a slot is free (imports and mirror
- * updates never take the last one: `claimableKinds`), then waits for a notification (`repository_jobs` channel, sent by
+ * Runs repository jobs, up to `deps.jobs.quickConcurrency` creates and removals and `deps.jobs.concurrency` others at
+ * once: claims due jobs while a slot is free (`claimableKinds`), then waits for a notification (`repository_jobs` channel, sent by
  * the consumer's transaction), a job ending, or `pollMs`. Each job stops at its kind's time limit (`runJob`); `stop`
  * stops the jobs in hand and releases them.
  */
@@ -20,7 +20,7 @@ export function startJobWorker(deps: RepoAdminDeps, logger: Logger, pollMs: numb
 
   const fill = async () => {
     while (!stopped) {
-      const job = await claimNextJob(deps.pool, leases, claimableKinds([...running.values()].map((r) => r.kind), deps.jobs.concurrency));
+      const job = await claimNextJob(deps.pool, leases, claimableKinds([...running.values()].map((r) => r.kind), deps.jobs));
       if (!job) return;
       const done = runJob(deps, job, shutdown.signal)
         .catch((err: unknown) => logger.warn({ err, job: { id: job.id, kind: job.kind } }, 'repository job worker: job left for a later claim'))

@@ -8,14 +8,14 @@ import { readmeContent, REMOTE_UNREACHABLE, retryDelayMs, type CreatePayload, ty
 import { prepareRemote } from '../disk/remote';
 import { runMirrorUpdate } from './pull-mirror';
 import { setMirrorEnabled } from '../store/mirrors-store';
-import { recordImportState, recordRepositoryChanged } from '../events/repository-events';
+import { recordImportState, recordRepositoryChanged, recordRepositoryStatistics } from '../events/repository-events';
 import { completeJob, retryJob, type JobRow } from '../store/jobs-store';
 import { deleteRepository, findRepository, upsertRepository } from '../store/repositories-store';
 import type { RepoAdminDeps } from './deps';
 import { userById } from './users';
 import { forgetProjectUploads, removeProjectUploadFiles } from './avatars';
 import { housekeepRepository } from './housekeeping';
-import { reportStatisticsQuietly } from './statistics';
+import { measureStatistics, newRepositoryStatistics, reportStatisticsQuietly } from './statistics';
 import { measuredAfter } from '../domain/statistics-rules';
 import { jobTimeLimitMs, timeLimitReached } from '../domain/job-capacity';
 import { jobsAtTimeLimit } from './metrics';
@@ -33,10 +33,22 @@ async function signatureOf(deps: RepoAdminDeps, userId: number): Promise<Signatu
   return user ? { name: user.name || user.username, email: user.email || `${user.username}@noreply` } : { name: 'GitLab', email: 'noreply@gitlab.invalid' };
 }
 
-/** Records what the repository now is (row + RepositoryChanged) and ends the job, in one transaction. */
-async function settle(deps: RepoAdminDeps, job: JobRow, repo: BareRepository, extra?: (client: import('@glp/db').PoolClient) => Promise<void>): Promise<void> {
-  const empty = await repo.isEmpty();
-  const defaultBranch = await repo.headBranch();
+/** What a repository is: whether it has a branch, and where HEAD points. */
+interface RepositoryState {
+  empty: boolean;
+  defaultBranch: string;
+}
+
+const stateOnDisk = async (repo: BareRepository): Promise<RepositoryState> => ({ empty: await repo.isEmpty(), defaultBranch: await repo.headBranch() });
+
+/**
+ * Records what the repository now is (row + RepositoryChanged) and ends the job, in one transaction. `known`: the state
+ * this job just made (a repository it created), read from disk otherwise.
+ */
+async function settle(
+  deps: RepoAdminDeps, job: JobRow, repo: BareRepository, extra?: (client: import('@glp/db').PoolClient) => Promise<void>, known?: RepositoryState,
+): Promise<void> {
+  const { empty, defaultBranch } = known ?? (await stateOnDisk(repo));
   await withTransaction(deps.pool, async (client) => {
     await upsertRepository(client, { projectId: job.project_id, storage: deps.storage, diskPath: hashedDiskPath(job.project_id), empty, defaultBranch });
     await recordRepositoryChanged(client, deps.topic, { projectId: job.project_id, empty, defaultBranch });
@@ -45,15 +57,23 @@ async function settle(deps: RepoAdminDeps, job: JobRow, repo: BareRepository, ex
   });
 }
 
-/** `create`: `git init --bare` on the default branch, then (initialize_with_readme) one commit adding README.md. */
+/**
+ * `create`: an empty bare repository on the default branch (no git process), then (initialize_with_readme) one commit
+ * adding README.md; the repository's row, RepositoryChanged and its first statistics in one transaction. A repository
+ * already there (a retried job, maybe pushed to since) is measured and recorded as it is on disk.
+ */
 async function createRepository(deps: RepoAdminDeps, job: JobRow): Promise<void> {
   const p = job.payload as unknown as CreatePayload;
   const repo = repositoryOf(deps, job.project_id);
-  await repo.init(p.defaultBranch);
+  const created = await repo.init(p.defaultBranch);
   if (p.initializeWithReadme) {
     await repo.commitFile(p.defaultBranch, 'README.md', readmeContent(p.projectName, p.description), 'Initial commit', await signatureOf(deps, p.creatorId));
   }
-  await settle(deps, job, repo);
+  const statistics = created
+    ? await newRepositoryStatistics(deps, job.project_id, p.initializeWithReadme ? 1 : 0)
+    : await measureStatistics(deps, job.project_id).catch((err: unknown) => void deps.logger.warn({ err, projectId: job.project_id }, 'could not measure the repository'));
+  const state = created ? { empty: !p.initializeWithReadme, defaultBranch: p.defaultBranch } : undefined;
+  await settle(deps, job, repo, statistics ? (client) => recordRepositoryStatistics(client, deps.topic, statistics) : undefined, state);
 }
 
 /** A job that cannot succeed by waiting (no retry). */

@@ -40,6 +40,18 @@ export async function measureStatistics(deps: Pick<RepoAdminDeps, 'git' | 'stora
   };
 }
 
+/** The statistics of a repository this process just created with `commits` commits: its sizes, without a git process. */
+export async function newRepositoryStatistics(deps: Pick<RepoAdminDeps, 'git' | 'storageRoot'>, projectId: number, commits: number): Promise<RepositoryStatistics> {
+  return {
+    projectId,
+    commitCount: commits,
+    repositorySize: await directorySize(projectRepository(deps, projectId).dir),
+    wikiSize: await directorySize(projectRepository(deps, projectId, true).dir),
+    lfsObjectsSize: 0,
+    uploadsSize: 0,
+  };
+}
+
 /**
  * Measures a project's repository now and publishes RepositoryStatisticsChanged (projects keeps the newest measurement
  * and shows it with `statistics=true`). Called after every job that changes a repository (create, fork copy, import,

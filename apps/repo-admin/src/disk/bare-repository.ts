@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { initBareRepository } from './bare-init';
 import { runGit } from './git';
 
 export interface GitRunner {
@@ -39,11 +40,10 @@ export class BareRepository {
     }
   }
 
-  /** `git init --bare` with HEAD on `branch` (kept when the repository already exists). */
-  async init(branch: string): Promise<void> {
-    if (this.exists()) return;
-    await mkdir(path.dirname(this.dir), { recursive: true });
-    await runGit(this.git.gitBin, ['init', '--bare', '--quiet', `--initial-branch=${branch}`, '--', this.dir], { timeoutMs: this.git.timeoutMs, signal: this.git.signal });
+  /** An empty bare repository with HEAD on `branch` (kept when the repository already exists: answers false then). */
+  async init(branch: string): Promise<boolean> {
+    if (this.exists()) return false;
+    return initBareRepository(this.dir, branch);
   }
 
   /** Whether `refs/heads/<branch>` exists. */

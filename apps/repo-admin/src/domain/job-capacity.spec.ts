@@ -1,6 +1,6 @@
 import { claimableKinds, jobLeasesMs, jobTimeLimitMs, LOCAL_KINDS, timeLimitReached } from './job-capacity';
 
-const capacity = { concurrency: 4, quickTimeLimitMs: 120_000, slowTimeLimitMs: 1_800_000 };
+const capacity = { concurrency: 4, quickConcurrency: 16, quickTimeLimitMs: 120_000, slowTimeLimitMs: 1_800_000 };
 
 describe('job capacity', () => {
   it('gives each kind its time limit, and a lease a minute longer', () => {
@@ -10,16 +10,26 @@ describe('job capacity', () => {
     expect(timeLimitReached(3000)).toBe("the job's time limit (3000 ms) was reached");
   });
 
-  it('keeps a slot for local jobs (create, fork, remove, housekeeping) however many imports and mirror updates wait', () => {
+  it('keeps a slot for fork copies and housekeeping however many imports and mirror updates wait', () => {
     expect(LOCAL_KINDS).toEqual(['create', 'remove', 'fork', 'housekeeping']);
-    expect(claimableKinds([], 4)).toHaveLength(6);
-    expect(claimableKinds(['import', 'mirror'], 4)).toHaveLength(6);
-    expect(claimableKinds(['import', 'mirror', 'import'], 4)).toEqual(LOCAL_KINDS);
-    expect(claimableKinds(['fork', 'fork', 'housekeeping'], 4)).toHaveLength(6);
-    expect(claimableKinds(['import', 'import', 'import', 'create'], 4)).toEqual([]);
-    expect(claimableKinds(['import'], 2)).toEqual(LOCAL_KINDS);
-    // One slot: one job at a time, any kind.
-    expect(claimableKinds([], 1)).toHaveLength(6);
-    expect(claimableKinds(['create'], 1)).toEqual([]);
+    const four = { concurrency: 4, quickConcurrency: 2 };
+    expect(claimableKinds([], four)).toHaveLength(6);
+    expect(claimableKinds(['import', 'mirror'], four)).toHaveLength(6);
+    expect(claimableKinds(['import', 'mirror', 'import'], four)).toEqual(LOCAL_KINDS);
+    expect(claimableKinds(['fork', 'fork', 'housekeeping'], four)).toHaveLength(6);
+    expect(claimableKinds(['import', 'import', 'import', 'fork'], four)).toEqual(['create', 'remove']);
+    expect(claimableKinds(['import'], { concurrency: 2, quickConcurrency: 2 })).toEqual(LOCAL_KINDS);
+    // One slot: one of the slow kinds at a time, any of them.
+    expect(claimableKinds([], { concurrency: 1, quickConcurrency: 1 })).toHaveLength(6);
+    expect(claimableKinds(['fork'], { concurrency: 1, quickConcurrency: 1 })).toEqual(['create', 'remove']);
+  });
+
+  it('runs creates and removals in slots of their own: slow jobs never hold them up, and they never take a slow slot', () => {
+    const capacity = { concurrency: 2, quickConcurrency: 3 };
+    // Every slow slot taken: creates and removals still go.
+    expect(claimableKinds(['import', 'housekeeping'], capacity)).toEqual(['create', 'remove']);
+    // Quick slots full: only slow kinds, and none of theirs is used up by creates.
+    expect(claimableKinds(['create', 'create', 'remove'], capacity)).toEqual(['fork', 'import', 'mirror', 'housekeeping']);
+    expect(claimableKinds(['create', 'create', 'remove', 'fork', 'import'], capacity)).toEqual([]);
   });
 });

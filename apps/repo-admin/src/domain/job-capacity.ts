@@ -1,11 +1,18 @@
 import type { JobKind } from './job-rules';
 
 /**
- * How repository jobs share a storage's worker: `concurrency` jobs at once per process, each stopped at its kind's time
- * limit (JOB_CONCURRENCY, JOB_TIME_LIMIT_MS, JOB_SLOW_TIME_LIMIT_MS).
+ * How repository jobs share a storage's worker: `quickConcurrency` creates and removals at once per process, and
+ * `concurrency` jobs of the other kinds beside them, each stopped at its kind's time limit (JOB_QUICK_CONCURRENCY,
+ * JOB_CONCURRENCY, JOB_TIME_LIMIT_MS, JOB_SLOW_TIME_LIMIT_MS).
  */
 export interface JobCapacity {
+  /** Fork copies, imports, mirror updates and housekeeping at once. */
   concurrency: number;
+  /**
+   * Creates and removals at once, in slots of their own: each is a few small files and a transaction, mostly waiting on
+   * the disk's and the database's syncs, so many overlap well, and a burst of new projects never waits behind copies.
+   */
+  quickConcurrency: number;
   /** create, remove: local, small, seconds. */
   quickTimeLimitMs: number;
   /** fork copy, import, mirror update, housekeeping: whole repositories, remote servers. */
@@ -17,6 +24,7 @@ export const JOB_KINDS: readonly JobKind[] = ['create', 'remove', 'fork', 'impor
 /** Kinds that copy or rewrite whole repositories, some from servers we do not control: they may take minutes. */
 const SLOW_KINDS: ReadonlySet<JobKind> = new Set<JobKind>(['fork', 'import', 'mirror', 'housekeeping']);
 export const isSlowJob = (kind: JobKind): boolean => SLOW_KINDS.has(kind);
+const QUICK_KINDS: readonly JobKind[] = JOB_KINDS.filter((k) => !isSlowJob(k));
 
 /**
  * Kinds that read a remote server: how long they take is up to whoever runs that server (one that trickles bytes costs
@@ -40,14 +48,21 @@ export function jobLeasesMs(c: JobCapacity): Record<JobKind, number> {
 }
 
 /**
- * What the next claim may take, given the kinds running: nothing when every slot is taken; no import or mirror update
- * when they fill all slots but one, so that other projects' creates, forks and removals always find a slot however many
- * imports from slow servers are queued; otherwise any kind. (One slot: any kind, one job at a time.)
+ * What the next claim may take, given the kinds running: a create or removal while a quick slot is free; a fork copy,
+ * import, mirror update or housekeeping while one of the `concurrency` slots is, but no import or mirror update when they
+ * fill all of those but one, so that fork copies and housekeeping always find a slot however many imports from slow
+ * servers are queued (one slot: any of them, one at a time). Nothing when both kinds of slot are full.
  */
-export function claimableKinds(running: readonly JobKind[], concurrency: number): readonly JobKind[] {
-  if (running.length >= concurrency) return [];
-  const remoteSlots = Math.max(1, concurrency - 1);
-  return running.filter(readsRemote).length >= remoteSlots ? LOCAL_KINDS : JOB_KINDS;
+export function claimableKinds(running: readonly JobKind[], capacity: Pick<JobCapacity, 'concurrency' | 'quickConcurrency'>): readonly JobKind[] {
+  const quick = running.filter((k) => !isSlowJob(k)).length;
+  const slow = running.filter(isSlowJob);
+  const kinds: JobKind[] = quick < capacity.quickConcurrency ? [...QUICK_KINDS] : [];
+  if (slow.length < capacity.concurrency) {
+    const remoteSlots = Math.max(1, capacity.concurrency - 1);
+    const remoteFull = slow.filter(readsRemote).length >= remoteSlots;
+    kinds.push(...JOB_KINDS.filter((k) => isSlowJob(k) && !(remoteFull && readsRemote(k))));
+  }
+  return kinds;
 }
 
 /** The error a job stopped at its time limit records (its last_error, the log). */

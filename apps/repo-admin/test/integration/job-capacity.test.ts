@@ -119,7 +119,7 @@ describe('repository job capacity', () => {
   });
 
   it('keeps creating and forking other projects’ repositories while imports from a trickling server run', async () => {
-    const deps = depsWith({ concurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 120_000 });
+    const deps = depsWith({ concurrency: 2, quickConcurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 120_000 });
     // Two slow imports first (as many as there are slots), then three other projects' creates and a fork of one of them.
     await queueImport(101);
     await queueImport(102);
@@ -140,7 +140,7 @@ describe('repository job capacity', () => {
   });
 
   it('stops an import at its kind’s time limit, killing the fetch, instead of after GIT_TIMEOUT_MS', async () => {
-    const deps = depsWith({ concurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 3_000 });
+    const deps = depsWith({ concurrency: 2, quickConcurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 3_000 });
     await queueImport(201);
     const worker = startJobWorker(deps, deps.logger, 100);
     const started = Date.now();
@@ -159,7 +159,7 @@ describe('repository job capacity', () => {
   });
 
   it('stops the jobs in hand when the worker stops, releasing them for the next worker at once', async () => {
-    const deps = depsWith({ concurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 120_000 });
+    const deps = depsWith({ concurrency: 2, quickConcurrency: 2, quickTimeLimitMs: 60_000, slowTimeLimitMs: 120_000 });
     await queueImport(301);
     const worker = startJobWorker(deps, deps.logger, 100);
     expect(await within(5_000, async () => trickle.open() > 0)).toBe(true);

@@ -51,7 +51,7 @@ interface ChildEnd {
 }
 
 /** Runs the crashing consumer until it dies (or 40 s pass: then it is killed and stderr says why). */
-function runCrashingChild(h: Harness, groupId: string, crashAfterCommits: number): Promise<ChildEnd> {
+function runCrashingChild(h: Harness, groupId: string, crashAfterCommits: number, eventsPerTransaction: number): Promise<ChildEnd> {
   const child = spawn(process.execPath, ['-e', childCode], {
     cwd: __dirname, // resolves @glp/* through the workspace's node_modules
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -64,6 +64,7 @@ function runCrashingChild(h: Harness, groupId: string, crashAfterCommits: number
       GROUP_ID: groupId,
       CONSUMER_NAME,
       CRASH_AFTER_COMMITS: String(crashAfterCommits),
+      EVENTS_PER_TRANSACTION: String(eventsPerTransaction),
     },
   });
   children.add(child);
@@ -95,7 +96,12 @@ async function committedOffset(kafka: Kafka, groupId: string, topic: string): Pr
   }
 }
 
-async function crashThenRestart(label: string, events: number, crashAfterCommits: number): Promise<void> {
+/**
+ * `events` events; the child handles them `eventsPerTransaction` to a transaction and dies after its
+ * `crashAfterCommits`-th COMMIT, having applied `applied` of them.
+ */
+async function crashThenRestart(label: string, events: number, crashAfterCommits: number, eventsPerTransaction: number): Promise<void> {
+  const applied = Math.min(events, crashAfterCommits * eventsPerTransaction);
   const h = await setUpHarness(label, SQL);
   harnesses.push(h);
   const groupId = h.name('crash-group');
@@ -107,21 +113,21 @@ async function crashThenRestart(label: string, events: number, crashAfterCommits
   await producer.disconnect();
 
   // 1. The child applies crashAfterCommits events and dies right after the last COMMIT.
-  const end = await runCrashingChild(h, groupId, crashAfterCommits);
+  const end = await runCrashingChild(h, groupId, crashAfterCommits, eventsPerTransaction);
   expect(end.stderr).toContain(`crashing after commit ${crashAfterCommits}\n`);
   expect(end).toMatchObject({ signal: 'SIGKILL', code: null });
-  // The effects are durable: exactly the first crashAfterCommits events, each once, by the child.
+  // The effects are durable: exactly the events of the first crashAfterCommits transactions, each once, by the child.
   const { rows: before } = await h.pool.query<{ event_id: string; n: number; applied_by: number; first_offset: string }>(
-    'SELECT event_id, n, applied_by, first_offset::text FROM counters ORDER BY first_offset',
+    'SELECT event_id, n, applied_by, first_offset::text FROM counters ORDER BY counters.first_offset',
   );
   expect(before).toEqual(
-    envelopes.slice(0, crashAfterCommits).map((e, i) => ({ event_id: e.eventId, n: 1, applied_by: end.pid, first_offset: String(i) })),
+    envelopes.slice(0, applied).map((e, i) => ({ event_id: e.eventId, n: 1, applied_by: end.pid, first_offset: String(i) })),
   );
-  expect(await count(h.pool, 'SELECT 1 FROM processed_events WHERE consumer = $1', [CONSUMER_NAME])).toBe(crashAfterCommits);
+  expect(await count(h.pool, 'SELECT 1 FROM processed_events WHERE consumer = $1', [CONSUMER_NAME])).toBe(applied);
   // …and Kafka does not know: the offset of the last applied event was not committed (else this test proves nothing).
   const committedAtCrash = await committedOffset(h.kafka, groupId, h.topic);
-  expect(committedAtCrash).toBeLessThanOrEqual(crashAfterCommits - 1);
-  const redeliveredExpected = crashAfterCommits - Math.max(committedAtCrash, 0);
+  expect(committedAtCrash).toBeLessThanOrEqual(applied - 1);
+  const redeliveredExpected = applied - Math.max(committedAtCrash, 0);
 
   // 2. The next member of the group (same group, consumer name and schema) gets them again.
   let handlerRuns = 0;
@@ -149,31 +155,35 @@ async function crashThenRestart(label: string, events: number, crashAfterCommits
 
   // 3. Redelivered, but no second effect: every event exactly once, the rest applied by the new member.
   expect(consumer.stats).toMatchObject({
-    processed: events - crashAfterCommits,
+    processed: events - applied,
     duplicates: redeliveredExpected,
     failures: 0,
     deadLettered: 0,
   });
   expect(redeliveredExpected).toBeGreaterThanOrEqual(1);
-  expect(handlerRuns).toBe(events - crashAfterCommits);
+  expect(handlerRuns).toBe(events - applied);
   const { rows: after } = await h.pool.query<{ event_id: string; n: number; applied_by: number }>(
     'SELECT event_id, n, applied_by FROM counters ORDER BY first_offset',
   );
   expect(after).toEqual(
-    envelopes.map((e, i) => ({ event_id: e.eventId, n: 1, applied_by: i < crashAfterCommits ? end.pid : process.pid })),
+    envelopes.map((e, i) => ({ event_id: e.eventId, n: 1, applied_by: i < applied ? end.pid : process.pid })),
   );
   expect(await count(h.pool, 'SELECT 1 FROM processed_events WHERE consumer = $1', [CONSUMER_NAME])).toBe(events);
   expect(await count(h.pool, 'SELECT 1 FROM counters WHERE n <> 1')).toBe(0);
   console.log(
-    `consumer crash (${label}): ${events} events, child SIGKILLed after commit ${crashAfterCommits} with committed offset ` +
+    `consumer crash (${label}): ${events} events, ${eventsPerTransaction} per transaction, child SIGKILLed after commit ${crashAfterCommits} (${applied} applied) with committed offset ` +
       `${committedAtCrash}, ${consumer.stats.duplicates} redelivered, second effects 0`,
   );
 }
 
 it('does not apply again an event whose consumer was killed after its COMMIT and before the offset commit', async () => {
-  await crashThenRestart('crash1', 1, 1);
+  await crashThenRestart('crash1', 1, 1, 1);
 }, 60000);
 
 it('applies each of 20 events exactly once when the consumer is killed after the 7th COMMIT', async () => {
-  await crashThenRestart('crash20', 20, 7);
+  await crashThenRestart('crash20', 20, 7, 1);
+}, 60000);
+
+it('applies each of 20 events exactly once when the consumer is killed after the COMMIT of a transaction of 20', async () => {
+  await crashThenRestart('crashbatch', 20, 1, 20);
 }, 60000);

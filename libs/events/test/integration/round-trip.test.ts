@@ -158,6 +158,28 @@ it('skips an event type without a handler and does not record it', async () => {
   expect(consumer.stats.skipped).toBe(skippedBefore + 1);
 });
 
+it('handles the events before a failing one in a batch (their transaction commits), and holds only from the failing one on', async () => {
+  // Both events in one write: one relay batch, one fetch, one consumer transaction until the second one fails.
+  failuresLeft.set(8, 1_000_000);
+  const [ok, failing] = await withTransaction(h.pool, async (client) => {
+    const out: EventEnvelope[] = [];
+    for (const id of [7, 8]) {
+      await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [id, `Project ${id}`]);
+      out.push(await appendEvent(client, { topic: h.topic, aggregateType: 'project', aggregateKey: `project:${id}`, payloadType: EventTypes.ProjectCreated, payload: projectCreated(id) }));
+    }
+    return out;
+  });
+  await eventually(async () => (await count(h.pool, 'SELECT 1 FROM effects WHERE event_id = $1', [ok!.eventId])) === 1, 30000);
+  await eventually(async () => (failuresLeft.get(8) ?? 0) < 1_000_000 - 3, 30000);
+  expect(await count(h.pool, 'SELECT 1 FROM effects WHERE event_id = $1', [failing!.eventId])).toBe(0);
+  expect(await count(h.pool, 'SELECT 1 FROM processed_events WHERE event_id = $1', [failing!.eventId])).toBe(0);
+
+  failuresLeft.set(8, 0);
+  await eventually(async () => (await count(h.pool, 'SELECT 1 FROM effects WHERE event_id = $1', [failing!.eventId])) === 1, 30000);
+  expect(await count(h.pool, 'SELECT 1 FROM processed_events WHERE event_id = ANY($1::uuid[])', [[ok!.eventId, failing!.eventId]])).toBe(2);
+  expect(await count(h.pool, "SELECT 1 FROM effects WHERE name = 'partial'")).toBe(0);
+});
+
 it('rolls back a failing handler and retries it before moving on', async () => {
   failuresLeft.set(5, 3);
   const failuresBefore = consumer.stats.failures;
