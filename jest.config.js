@@ -9,7 +9,8 @@ const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
 const moduleNameMapper = { '^@glp/(proto|service-kit|db|events|testing|url-guard|secret-box|untrusted-regexp)$': '<rootDir>/libs/$1/src/index.ts' };
-const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
+// .infra holds the local infrastructure's data and built previous releases (npm run test:upgrade): never modules or tests.
+const common = { transform, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname, modulePathIgnorePatterns: ['<rootDir>/.infra/'] };
 const withInfra = {
   ...common,
   globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
