@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { drainLogs } from './log-destination';
@@ -87,18 +87,28 @@ export function installShutdownHandlers(logger: Logger, timeoutMs: number): void
 }
 
 /**
- * Closes an HTTP server for shutdown: no new connections, idle keep-alive connections closed at once and as soon
- * as they turn idle, and every connection closed after `graceMs` (requests still running are cut).
+ * Closes an HTTP server for shutdown without resetting a request a client is sending: no new connections; every
+ * response from now on says `Connection: close`, so each client learns from an answer, not from a reset, that its
+ * connection is done; connections still idle after the first second (or half the grace, if shorter) are closed; every
+ * connection is closed after `graceMs` (requests still running are cut). Closing idle connections at once, as
+ * `server.close()` does, races the request a client may be writing on one of them that instant.
  */
 export function closeHttpServer(server: Server, graceMs: number): Promise<void> {
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  });
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => undefined;
   return new Promise<void>((resolve) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const sweep = setTimeout(closeIdle, Math.min(IDLE_SWEEP_DELAY_MS, Math.floor(graceMs / 2)));
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
     server.close(() => {
-      clearInterval(sweep);
+      clearTimeout(sweep);
       clearTimeout(force);
       resolve();
     });
-    server.closeIdleConnections();
   });
 }
+
+/** How long a shutting-down server leaves idle connections to their clients, who learn from any answer to close. */
+const IDLE_SWEEP_DELAY_MS = 1000;

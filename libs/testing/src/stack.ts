@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEV_ACTOR_SECRET } from '@glp/service-kit';
 import { freePort } from './free-port';
+import { TcpProxy } from './tcp-proxy';
 import { infraFromEnv, REPO_ROOT } from './infra';
 import { dropSchemas, uniqueName } from './isolation';
 import { registerSecret, stackLogFile } from './secret-registry';
@@ -59,6 +61,13 @@ export interface RunningStack {
   serviceEnv(service: StackService): { main: string; env: Record<string, string> };
   /** The process id of each running service (the on-CPU benchmark tells their samples apart by it). */
   pids(): Partial<Record<StackService, number>>;
+  /**
+   * A rolling update of one service (stacks started with `rolling` only): the new process (`root`'s build) starts beside
+   * the old one on ports of its own, and once it is ready the service's address leads to it and the old one gets SIGTERM
+   * (a Deployment with maxSurge 1, maxUnavailable 0). `recreate`: the old one stops first (repo-admin's StatefulSet,
+   * one pod per volume). Resolves when the old process has exited. The service's metrics move to a new port.
+   */
+  replace(service: StackService, opts: { root: string; env?: Record<string, string>; recreate?: boolean }): Promise<{ tookMs: number; oldExitCode: number | null }>;
   /** SIGTERM to every service (SIGKILL after 10 s); resolves with each one's exit code (null: killed by a signal). Idempotent. */
   stop(): Promise<Record<string, number | null>>;
 }
@@ -69,6 +78,19 @@ interface ServiceSpec {
   name: string;
   main: string;
   env: Record<string, string>;
+  /** The build it runs from, when not the stack's (a service replaced by `replace`). */
+  root?: string;
+}
+
+/** Resolves once a TCP connection to 127.0.0.1:port opened (and closes it); rejects when refused. */
+function connectOnce(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', reject);
+  });
 }
 
 /**
@@ -82,6 +104,10 @@ export async function startStack(
     name?: string; env?: Record<string, string>; readyTimeoutMs?: number; without?: ('repo-admin' | 'hooks' | 'webhook-dispatcher' | 'push-rules')[];
     /** Node flags added for a service after the usual ones (the on-CPU benchmark: `--perf-basic-prof`). */
     nodeFlags?: Partial<Record<StackService, readonly string[]>>;
+    /** Where the services' builds are (default: this checkout; the upgrade test starts a previous release's). */
+    serviceRoot?: string;
+    /** Every listener behind a TCP proxy on the address the others use, so that `replace` can swap a service. */
+    rolling?: boolean;
   } = {},
 ): Promise<RunningStack> {
   const infra = infraFromEnv();
@@ -97,6 +123,20 @@ export async function startStack(
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'glp-stack-'));
   const [identityPort, projectsPort, accessRequestsPort, repoAdminPort, gatewayPort, repoAdminHttpPort, hooksPort, dispatcherPort, pushRulesPort, ...metricsPorts] = await Promise.all(Array.from({ length: 17 }, () => freePort()));
   const repoAdminHttpUrl = `http://127.0.0.1:${repoAdminHttpPort}`;
+  const serviceRoot = opts.serviceRoot ?? REPO_ROOT;
+  // The port each service listens on: the address others use, or (rolling) one behind the proxy on that address.
+  const listening = {
+    identity: identityPort, projects: projectsPort, 'access-requests': accessRequestsPort, 'repo-admin': repoAdminPort, hooks: hooksPort,
+    'webhook-dispatcher': dispatcherPort, 'push-rules': pushRulesPort, gateway: gatewayPort, repoAdminHttp: repoAdminHttpPort,
+  };
+  const proxies = new Map<string, TcpProxy>();
+  if (opts.rolling) {
+    for (const key of Object.keys(listening) as (keyof typeof listening)[]) {
+      const backend = await freePort();
+      proxies.set(key, await TcpProxy.start('127.0.0.1', backend, listening[key]));
+      listening[key] = backend;
+    }
+  }
   const storageRoot = path.join(dataDir, 'repositories');
   const common: Record<string, string> = {
     DATABASE_URL: infra.databaseUrl,
@@ -122,23 +162,23 @@ export async function startStack(
     ...opts.env,
   };
   const all: ServiceSpec[] = [
-    { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(identityPort), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
-    { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(projectsPort), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
-    { name: 'access-requests', main: 'apps/access-requests/dist/main.js', env: { DB_SCHEMA: schemas.accessRequests, GRPC_PORT: String(accessRequestsPort), KAFKA_CONSUMER_GROUP: `${id}-access-requests`, METRICS_PORT: String(metricsPorts[3]) } },
-    { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(repoAdminPort), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(repoAdminHttpPort) } },
-    { name: 'hooks', main: 'apps/hooks/dist/main.js', env: { DB_SCHEMA: schemas.hooks, GRPC_PORT: String(hooksPort), KAFKA_CONSUMER_GROUP: `${id}-hooks`, METRICS_PORT: String(metricsPorts[5]) } },
-    { name: 'webhook-dispatcher', main: 'apps/webhook-dispatcher/dist/main.js', env: { DB_SCHEMA: schemas.webhookDispatcher, GRPC_PORT: String(dispatcherPort), KAFKA_CONSUMER_GROUP: `${id}-webhook-dispatcher`, METRICS_PORT: String(metricsPorts[6]), EXTERNAL_URL: `http://127.0.0.1:${gatewayPort}` } },
-    { name: 'push-rules', main: 'apps/push-rules/dist/main.js', env: { DB_SCHEMA: schemas.pushRules, GRPC_PORT: String(pushRulesPort), KAFKA_CONSUMER_GROUP: `${id}-push-rules`, METRICS_PORT: String(metricsPorts[7]) } },
+    { name: 'identity', main: 'apps/identity/dist/main.js', env: { DB_SCHEMA: schemas.identity, GRPC_PORT: String(listening.identity), GITLAB_ROOT_TOKEN: rootToken, DATA_DIR: dataDir, METRICS_PORT: String(metricsPorts[0]) } },
+    { name: 'projects', main: 'apps/projects/dist/main.js', env: { DB_SCHEMA: schemas.projects, GRPC_PORT: String(listening.projects), KAFKA_CONSUMER_GROUP: `${id}-projects`, METRICS_PORT: String(metricsPorts[1]) } },
+    { name: 'access-requests', main: 'apps/access-requests/dist/main.js', env: { DB_SCHEMA: schemas.accessRequests, GRPC_PORT: String(listening['access-requests']), KAFKA_CONSUMER_GROUP: `${id}-access-requests`, METRICS_PORT: String(metricsPorts[3]) } },
+    { name: 'repo-admin', main: 'apps/repo-admin/dist/main.js', env: { DB_SCHEMA: schemas.repoAdmin, GRPC_PORT: String(listening['repo-admin']), KAFKA_CONSUMER_GROUP: `${id}-repo-admin`, METRICS_PORT: String(metricsPorts[4]), STORAGE_ROOT: storageRoot, JOB_POLL_MS: '200', HTTP_HOST: '127.0.0.1', HTTP_PORT: String(listening.repoAdminHttp) } },
+    { name: 'hooks', main: 'apps/hooks/dist/main.js', env: { DB_SCHEMA: schemas.hooks, GRPC_PORT: String(listening.hooks), KAFKA_CONSUMER_GROUP: `${id}-hooks`, METRICS_PORT: String(metricsPorts[5]) } },
+    { name: 'webhook-dispatcher', main: 'apps/webhook-dispatcher/dist/main.js', env: { DB_SCHEMA: schemas.webhookDispatcher, GRPC_PORT: String(listening['webhook-dispatcher']), KAFKA_CONSUMER_GROUP: `${id}-webhook-dispatcher`, METRICS_PORT: String(metricsPorts[6]), EXTERNAL_URL: `http://127.0.0.1:${gatewayPort}` } },
+    { name: 'push-rules', main: 'apps/push-rules/dist/main.js', env: { DB_SCHEMA: schemas.pushRules, GRPC_PORT: String(listening['push-rules']), KAFKA_CONSUMER_GROUP: `${id}-push-rules`, METRICS_PORT: String(metricsPorts[7]) } },
     // Rate-limit counters are keyed by ids that repeat in every fresh stack: each stack counts on its own.
-    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(gatewayPort), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id, RATE_LIMIT_KEY_PREFIX: `glp:rl:${id}` } },
+    { name: 'gateway', main: 'apps/gateway/dist/main.js', env: { PORT: String(listening.gateway), HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[2]), INSTANCE_ID: id, RATE_LIMIT_KEY_PREFIX: `glp:rl:${id}` } },
   ];
   const services = all.filter((s) => !opts.without?.includes(s.name as 'repo-admin'));
   const serviceEnv = (service: StackService) => {
-    const spec = all.find((s) => s.name === service)!;
-    return { main: path.join(REPO_ROOT, spec.main), env: { ...common, ...spec.env } };
+    const spec = services.find((s) => s.name === service) ?? all.find((s) => s.name === service)!;
+    return { main: path.join(spec.root ?? serviceRoot, spec.main), env: { ...common, ...spec.env } };
   };
   for (const s of services) {
-    if (!existsSync(path.join(REPO_ROOT, s.main))) throw new Error(`${s.main} is missing: build first (npm run build)`);
+    if (!existsSync(path.join(serviceRoot, s.main))) throw new Error(`${path.join(serviceRoot, s.main)} is missing: build first (npm run build)`);
   }
   let output = '';
   if (logFile) {
@@ -153,7 +193,7 @@ export async function startStack(
   const spawnService = (s: ServiceSpec): ChildProcess => {
     const flags = [...SERVICE_NODE_FLAGS, ...(HOT_PATH_NODE_FLAGS[s.name] ?? []), ...(opts.nodeFlags?.[s.name as StackService] ?? [])];
     const child = spawn(process.execPath, [...flags, s.main], {
-      cwd: REPO_ROOT,
+      cwd: s.root ?? serviceRoot,
       env: { ...process.env, ...common, ...s.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -184,6 +224,7 @@ export async function startStack(
           }),
       ),
     );
+    await Promise.all([...proxies.values()].map((p) => p.close()));
     rmSync(dataDir, { recursive: true, force: true });
     await dropSchemas(...Object.values(schemas)).catch(() => undefined);
     return Object.fromEntries(services.map((s, i) => [s.name, codes[i] ?? null]));
@@ -239,6 +280,59 @@ export async function startStack(
     children[i] = spawnService(services[i]!);
     return old.exitCode;
   };
+  const exited = (child: ChildProcess) =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+  const replace = async (service: StackService, r: { root: string; env?: Record<string, string>; recreate?: boolean }) => {
+    if (!opts.rolling) throw new Error('replace needs a stack started with rolling: true');
+    const i = services.findIndex((x) => x.name === service);
+    if (i < 0) throw new Error(`${service} is not part of this stack`);
+    const started = Date.now();
+    const old = children[i]!;
+    const spec = services[i]!;
+    // New listening ports (the old process still holds its own), reached through the same proxies.
+    const portKeys = (service === 'gateway' ? ['PORT'] : service === 'repo-admin' ? ['GRPC_PORT', 'HTTP_PORT'] : ['GRPC_PORT']) as string[];
+    const next: ServiceSpec = { ...spec, root: r.root, env: { ...spec.env, ...r.env, METRICS_PORT: String(await freePort()) } };
+    for (const key of portKeys) next.env[key] = String(await freePort());
+    let oldExitCode: number | null = null;
+    if (r.recreate) {
+      old.kill('SIGTERM');
+      oldExitCode = await exited(old);
+    }
+    const child = spawnService(next);
+    children[i] = child;
+    services[i] = next;
+    await waitListening(service, child, next, portKeys);
+    const proxyKeys = service === 'repo-admin' ? ['repo-admin', 'repoAdminHttp'] : [service];
+    proxyKeys.forEach((k, n) => proxies.get(k)!.retarget(Number(next.env[portKeys[n]!])));
+    if (!r.recreate) {
+      old.kill('SIGTERM');
+      oldExitCode = await exited(old);
+    }
+    return { tookMs: Date.now() - started, oldExitCode };
+  };
+  /** Until a started service answers: the gateway's readiness, or a service's metrics and its listening ports. */
+  const waitListening = async (service: StackService, child: ChildProcess, spec: ServiceSpec, portKeys: string[]) => {
+    const deadline = Date.now() + 60000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${service} exited during start-up:\n${output.slice(-4000)}`);
+      const ok = await (async () => {
+        if (service === 'gateway') return (await fetch(`http://127.0.0.1:${spec.env.PORT}/-/readiness`)).ok;
+        if (!(await fetch(`http://127.0.0.1:${spec.env.METRICS_PORT}/metrics`)).ok) return false;
+        for (const key of portKeys) await connectOnce(Number(spec.env[key]));
+        return true;
+      })().catch(() => false);
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`${service} not ready within 60 s:\n${output.slice(-4000)}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
   const grpcAddrs = {
     identity: `127.0.0.1:${identityPort}`, projects: `127.0.0.1:${projectsPort}`, accessRequests: `127.0.0.1:${accessRequestsPort}`, repoAdmin: `127.0.0.1:${repoAdminPort}`,
     hooks: `127.0.0.1:${hooksPort}`, webhookDispatcher: `127.0.0.1:${dispatcherPort}`, pushRules: `127.0.0.1:${pushRulesPort}`,
@@ -247,5 +341,5 @@ export async function startStack(
     const child = children[i];
     return child?.pid !== undefined && child.exitCode === null && child.signalCode === null ? [[s.name, child.pid]] : [];
   })) as Partial<Record<StackService, number>>;
-  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, restart, serviceEnv, pids, stop };
+  return { url, apiUrl: `${url}/api/v4`, rootToken, schemas, topicPrefix, storageRoot, repoAdminHttpUrl, grpcAddrs, metricsUrls, logs: () => output, signal, restart, replace, serviceEnv, pids, stop };
 }

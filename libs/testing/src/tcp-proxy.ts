@@ -16,14 +16,24 @@ export class TcpProxy {
   private constructor(
     private readonly server: net.Server,
     readonly port: number,
+    private target: { host: string; port: number },
   ) {}
 
-  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  /** A proxy to targetHost:targetPort on `listenPort` (default: a free one). */
+  static async start(targetHost: string, targetPort: number, listenPort = 0): Promise<TcpProxy> {
     let proxy!: TcpProxy;
-    const server = net.createServer((client) => proxy.accept(client, targetHost, targetPort));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new TcpProxy(server, (server.address() as net.AddressInfo).port);
+    const server = net.createServer((client) => proxy.accept(client, proxy.target.host, proxy.target.port));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(listenPort, '127.0.0.1', resolve);
+    });
+    proxy = new TcpProxy(server, (server.address() as net.AddressInfo).port, { host: targetHost, port: targetPort });
     return proxy;
+  }
+
+  /** New connections go to `port` from now on (a rolling update's switch); open ones stay where they are. */
+  retarget(port: number, host = '127.0.0.1'): void {
+    this.target = { host, port };
   }
 
   /** Black-holes every connection open now. */
