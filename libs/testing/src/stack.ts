@@ -209,20 +209,23 @@ export async function startStack(
   const children: ChildProcess[] = services.map(spawnService);
   const url = `http://127.0.0.1:${gatewayPort}`;
   let stopped: Promise<Record<string, number | null>> | undefined;
+  /** Resolves with a child's exit code once it has exited (null: killed by a signal); SIGKILL if it runs `killAfterMs` more. */
+  const exited = (child: ChildProcess, killAfterMs: number) =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+      const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
   const stopAll = async () => {
     const codes = await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<number | null>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve(c.exitCode);
-            const timer = setTimeout(() => c.kill('SIGKILL'), 10000);
-            c.once('exit', (code) => {
-              clearTimeout(timer);
-              resolve(code);
-            });
-            c.kill('SIGTERM');
-          }),
-      ),
+      children.map((c) => {
+        const done = exited(c, 10000);
+        c.kill('SIGTERM');
+        return done;
+      }),
     );
     await Promise.all([...proxies.values()].map((p) => p.close()));
     rmSync(dataDir, { recursive: true, force: true });
@@ -280,15 +283,6 @@ export async function startStack(
     children[i] = spawnService(services[i]!);
     return old.exitCode;
   };
-  const exited = (child: ChildProcess) =>
-    new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30000);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-    });
   const replace = async (service: StackService, r: { root: string; env?: Record<string, string>; recreate?: boolean }) => {
     if (!opts.rolling) throw new Error('replace needs a stack started with rolling: true');
     const i = services.findIndex((x) => x.name === service);
@@ -303,7 +297,7 @@ export async function startStack(
     let oldExitCode: number | null = null;
     if (r.recreate) {
       old.kill('SIGTERM');
-      oldExitCode = await exited(old);
+      oldExitCode = await exited(old, 30000);
     }
     const child = spawnService(next);
     children[i] = child;
@@ -313,7 +307,7 @@ export async function startStack(
     proxyKeys.forEach((k, n) => proxies.get(k)!.retarget(Number(next.env[portKeys[n]!])));
     if (!r.recreate) {
       old.kill('SIGTERM');
-      oldExitCode = await exited(old);
+      oldExitCode = await exited(old, 30000);
     }
     return { tookMs: Date.now() - started, oldExitCode };
   };

@@ -1,6 +1,6 @@
 import { withTransaction } from '@glp/db';
 import { identityV1, projectsV1 } from '@glp/proto';
-import { DomainError, forbidden, systemActor, type Actor, type Logger } from '@glp/service-kit';
+import { DomainError, forbidden, startPeriodicTask, systemActor, type Actor, type Logger } from '@glp/service-kit';
 import { recordAccessRequestApproved, recordAccessRequestDenied } from '../events/access-request-events';
 import { deleteRequest, lockStaleApprovals, unmarkApproving } from '../store/requests-store';
 import { isRefusal } from './access-requests';
@@ -78,15 +78,5 @@ export async function completeApprovals(deps: AccessRequestsDeps, logger: Logger
 
 /** Runs `completeApprovals` every `intervalMs` until stopped; failures are logged and retried. */
 export function startApprovalCompletion(deps: AccessRequestsDeps, logger: Logger, intervalMs: number, olderThanMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = completeApprovals(deps, logger, olderThanMs).catch((err: unknown) => logger.warn({ err }, 'approval completion failed; retrying'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask('approval completion', () => completeApprovals(deps, logger, olderThanMs), logger, intervalMs);
 }

@@ -1,6 +1,6 @@
 import { withTransaction } from '@glp/db';
 import { repositoryEventsV1 } from '@glp/proto';
-import { DomainError, notFound, systemActor, type Logger } from '@glp/service-kit';
+import { DomainError, notFound, startPeriodicTask, systemActor, type Logger } from '@glp/service-kit';
 import { prepareRemote } from '../disk/remote';
 import { MirrorWorkspace, type RefChange } from '../disk/mirror-workspace';
 import { PushReader } from '../disk/push-reader';
@@ -159,17 +159,9 @@ export async function mirrorState(deps: RepoAdminDeps, projectId: number): Promi
 
 /** Queues the updates of enabled mirrors that are due, every `pollMs` (replicas share them: SKIP LOCKED). */
 export function startMirrorScheduler(deps: RepoAdminDeps, logger: Logger, pollMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = withTransaction(deps.pool, async (client) => {
+  const schedule = () =>
+    withTransaction(deps.pool, async (client) => {
       for (const projectId of await takeDueMirrors(client, deps.mirrorIntervalMs, 50)) await queueMirrorUpdate(client, projectId);
-    }).catch((err: unknown) => logger.warn({ err }, 'mirror scheduler: retrying'));
-  }, pollMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+    });
+  return startPeriodicTask('mirror scheduler', schedule, logger, pollMs);
 }

@@ -35,7 +35,7 @@ export async function initBareRepository(dir: string, branch: string): Promise<b
     await mkdir(tmp, { mode: 0o755 });
     await Promise.all(EMPTY_DIRS.map((d) => mkdir(path.join(tmp, d), { recursive: true, mode: 0o755 })));
     // Every file's bytes and every new entry, synced at once: concurrent syncs share the filesystem's journal commits,
-    // and under load each sequential round of them costs tens of milliseconds.
+    // and under load each sequential round of syncs is a long wait (bench/README, repository ready).
     await Promise.all([
       writeSynced(path.join(tmp, 'HEAD'), `ref: refs/heads/${branch}\n`),
       writeSynced(path.join(tmp, 'config'), CONFIG),
